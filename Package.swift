@@ -1,0 +1,75 @@
+// swift-tools-version:6.0
+// nbgw: NB-IoT / cellular modem registration gateway. Layer map and dependency rule: docs/architecture.md.
+import PackageDescription
+
+let package = Package(
+    name: "nbgw",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "nbgw", targets: ["nbgw"]),
+        .library(name: "ATKit", targets: ["ATKit"]),
+        .library(name: "Pairing", targets: ["Pairing"]),
+        .library(name: "Registry", targets: ["Registry"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // Layer 0: pure value types and parsers; Foundation only.
+        .target(name: "DeviceIdentity"),
+        .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
+        .target(name: "ATKit"),
+
+        // Layer 1: the SQLite registry (GRDB on the system libsqlite3).
+        .target(
+            name: "Registry",
+            dependencies: [
+                "DeviceIdentity", "Pairing",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+
+        // Layer 2: the cloud behind one interface (embedded local for now).
+        .target(
+            name: "Cloud",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 3: the one code path for registering and binding, shared by CLI, CSV, HTTP and daemon.
+        .target(
+            name: "Provisioning",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 4: thin executables.
+        .executableTarget(
+            name: "nbgw",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
+        .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
+        .testTarget(name: "ATKitTests", dependencies: ["ATKit"]),
+        .testTarget(
+            name: "RegistryTests",
+            dependencies: ["Registry", "Pairing", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "ProvisioningTests",
+            dependencies: ["Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity"]
+        ),
+        .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),
+    ]
+)

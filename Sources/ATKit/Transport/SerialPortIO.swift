@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file-descriptor side of ``SerialPortTransport``: one reader thread, one serial write queue.
+///
+/// Ownership and shutdown (the reason this is a separate object):
+/// - The reader thread owns the fd's lifetime. It blocks in `poll()` on the port *and* on the read
+///   end of a wake pipe; `close()` from another thread does not wake a thread blocked in `read()`,
+///   but a byte in the wake pipe does wake `poll()`.
+/// - Writes run on `writeQueue` (never on a cooperative thread: a full TTY output buffer would
+///   block it). A blocked write also polls the wake pipe.
+/// - Shutdown, for any reason (``requestClose()``, EOF, `EIO`, `POLLHUP`): the reader records the
+///   first reason, writes the wake byte (which stays unread, so every later `poll()` returns at
+///   once), runs an empty barrier on `writeQueue` so no write still uses the fd, and only then
+///   closes the fd (which drops the `flock`) and the pipe. `close()` callers are resumed after that,
+///   so a port can be reopened as soon as `close()` returns.
+/// - The thread holds this object, not the public transport, so dropping the last transport
+///   reference can request a close from `deinit`.
+final class SerialPortIO: Sendable {
+    private struct State {
+        /// The first reason the port stopped; set once.
+        var closeReason: ATTransportError.CloseReason?
+        /// The fd and the wake pipe are closed; never touch them again.
+        var released = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let port: String
+    let inbox: ATByteInbox
+    private let fd: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let exclusive: Bool
+    private let writeQueue: DispatchQueue
+    private let state = ATLocked(State())
+
+    init(port: String, fd: Int32, wakeRead: Int32, wakeWrite: Int32, exclusive: Bool, receiveBufferLimit: Int) {
+        self.port = port
+        self.fd = fd
+        self.wakeRead = wakeRead
+        self.wakeWrite = wakeWrite
+        self.exclusive = exclusive
+        self.inbox = ATByteInbox(limit: receiveBufferLimit)
+        self.writeQueue = DispatchQueue(label: "ATKit.SerialPort.write \(port)")
+    }
+
+    /// Starts the reader thread. Call once.
+    func start() {
+        let thread = Thread { [self] in runReader() }
+        thread.name = "ATKit reader \(port)"
+        thread.start()
+    }
+
+    var closeReason: ATTransportError.CloseReason? { state.withLock { $0.closeReason } }
+
+    // MARK: Reading (reader thread only)
+
+    private enum ReadOutcome {
+        case drained
+        case closed(ATTransportError.CloseReason)
+    }
+
+    private func runReader() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var reason: ATTransportError.CloseReason
+        loop: while true {
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                reason = .ioError(errno: errno)
+                break
+            }
+            if fds[1].revents != 0 {
+                reason = .closedLocally
+                break
+            }
+            let events = Int32(fds[0].revents)
+            if events == 0 { continue }
+            if events & Int32(POLLNVAL) != 0 {
+                reason = .ioError(errno: EBADF)
+                break
+            }
+            // POLLHUP often comes together with the last bytes the device sent: read first, and let
+            // read() (0 or EIO) say that the port is gone.
+            switch readAvailable(into: &buffer) {
+            case .closed(let why):
+                reason = why
+                break loop
+            case .drained:
+                if events & Int32(POLLHUP | POLLERR) != 0 {
+                    // Hung up and nothing left to read; without this check poll() would keep
+                    // returning POLLHUP and the loop would spin.
+                    reason = .hangUp
+                    break loop
+                }
+            }
+        }
+        release(reason: reason)
+    }
+
+    private func readAvailable(into buffer: inout [UInt8]) -> ReadOutcome {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            if count > 0 {
+                inbox.append(buffer[0..<count])
+                continue
+            }
+            if count == 0 {
+                return .closed(.endOfFile)
+            }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .drained
+            default: return .closed(.ioError(errno: errno))
+            }
+        }
+    }
+
+    private func release(reason: ATTransportError.CloseReason) {
+        let finalReason = state.withLock { state in
+            if state.closeReason == nil { state.closeReason = reason }
+            return state.closeReason ?? reason
+        }
+        signalWake()
+        // Barrier: every write block enqueued before this point has finished (the wake byte
+        // unblocks one waiting in poll()); every block enqueued later sees closeReason and returns
+        // without touching the fd. Only then is it safe to close the fd, whose number the kernel
+        // may hand out again immediately.
+        writeQueue.sync {}
+        if exclusive {
+            _ = flock(fd, LOCK_UN)
+            _ = ioctl(fd, UInt(TIOCNXCL))
+        }
+        let waiters = state.withLock { state in
+            posixClose(fd)
+            posixClose(wakeRead)
+            posixClose(wakeWrite)
+            state.released = true
+            defer { state.closeWaiters.removeAll() }
+            return state.closeWaiters
+        }
+        inbox.finish(throwing: ATTransportError.closed(port: port, reason: finalReason))
+        for waiter in waiters {
+            waiter.resume()
+        }
+    }
+
+    // MARK: Closing (any thread)
+
+    /// Asks the reader thread to shut down; returns immediately.
+    func requestClose() {
+        state.withLock { state in
+            guard !state.released else { return }
+            if state.closeReason == nil { state.closeReason = .closedLocally }
+            writeWakeByte()
+        }
+    }
+
+    /// Asks the reader thread to shut down and waits until the fd is closed and the lock released.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let released = state.withLock { state in
+                if state.released { return true }
+                if state.closeReason == nil { state.closeReason = .closedLocally }
+                state.closeWaiters.append(continuation)
+                writeWakeByte()
+                return false
+            }
+            if released { continuation.resume() }
+        }
+    }
+
+    private func signalWake() {
+        state.withLock { state in
+            guard !state.released else { return }
+            writeWakeByte()
+        }
+    }
+
+    /// Only call with the state lock held and `released == false`, so `wakeWrite` is still ours.
+    private func writeWakeByte() {
+        var byte: UInt8 = 1
+        // EAGAIN (pipe full) is fine: the pipe is already readable, which is all that matters.
+        _ = posixWrite(wakeWrite, &byte, 1)
+    }
+
+    // MARK: Writing
+
+    /// Writes all bytes on the write queue.
+    func write(_ bytes: [UInt8]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writeQueue.async { [self] in
+                continuation.resume(with: Result { try writeBlocking(bytes) })
+            }
+        }
+    }
+
+    /// Runs on `writeQueue` only.
+    private func writeBlocking(_ bytes: [UInt8]) throws(ATTransportError) {
+        var offset = 0
+        while offset < bytes.count {
+            if let reason = closeReason {
+                throw .closed(port: port, reason: reason)
+            }
+            let written = bytes.withUnsafeBytes { raw in
+                posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            switch errno {
+            case EINTR:
+                continue
+            case EAGAIN, EWOULDBLOCK:
+                // Output buffer full (a slow 9600 baud line, or a device that stopped reading).
+                // Wait for room, or for the wake pipe if the port is being closed meanwhile.
+                var fds = [
+                    pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
+                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                ]
+                _ = poll(&fds, nfds_t(fds.count), -1)
+            default:
+                let code = errno
+                throw .closed(port: port, reason: closeReason ?? .ioError(errno: code))
+            }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// Every failure nbgw reports to an operator, with the process exit code and HTTP status it maps to.
+///
+/// The codes are part of the public contract (CLI `--json`, CSV reports, the ingest API);
+/// docs/cli.md lists them. Never renumber an exit code once shipped.
+public enum ErrorCode: String, Sendable, Codable, CaseIterable {
+    // QR payloads
+    case qrProtocolNotRecognized = "QR_PROTOCOL_NOT_RECOGNIZED"
+    case invalidQR = "INVALID_QR"
+    case notNBDevice = "NOT_NB_DEVICE"
+    // Binding rules (the seed's NB-IoT pairing flow)
+    case unknownDevice = "UNKNOWN_DEVICE"
+    case deviceAlreadyBound = "DEVICE_ALREADY_BOUND"
+    case guestNotAllowedStrongBind = "GUEST_NOT_ALLOWED_STRONG_BIND"
+    case productNotAllowed = "PRODUCT_NOT_ALLOWED"
+    case tokenExpired = "TOKEN_EXPIRED"
+    case tokenInvalid = "TOKEN_INVALID"
+    case timeout = "TIMEOUT"
+    case homeAccessDenied = "HOME_ACCESS_DENIED"
+    case notBound = "NOT_BOUND"
+    // Accounts and homes
+    case unknownAccount = "UNKNOWN_ACCOUNT"
+    case unknownHome = "UNKNOWN_HOME"
+    case accountExists = "ACCOUNT_EXISTS"
+    case homeExists = "HOME_EXISTS"
+    // Arguments, rows and the store
+    case invalidArgument = "INVALID_ARGUMENT"
+    case missingField = "MISSING_FIELD"
+    case duplicateInFile = "DUPLICATE_IN_FILE"
+    case invalidRow = "INVALID_ROW"
+    case storeUnavailable = "STORE_UNAVAILABLE"
+    case internalError = "INTERNAL"
+
+    /// The process exit status `nbgw` uses for this code. 0 is success, 1 is reserved for
+    /// "some rows failed" in batch commands, 64 for usage errors (argument parsing).
+    public var exitCode: Int32 {
+        switch self {
+        case .qrProtocolNotRecognized: 10
+        case .invalidQR: 11
+        case .notNBDevice: 12
+        case .unknownDevice: 20
+        case .deviceAlreadyBound: 21
+        case .guestNotAllowedStrongBind: 22
+        case .productNotAllowed: 23
+        case .tokenExpired: 24
+        case .tokenInvalid: 25
+        case .timeout: 26
+        case .homeAccessDenied: 27
+        case .notBound: 28
+        case .unknownAccount: 30
+        case .unknownHome: 31
+        case .accountExists: 32
+        case .homeExists: 33
+        case .invalidArgument: 40
+        case .missingField: 41
+        case .duplicateInFile: 42
+        case .invalidRow: 43
+        case .storeUnavailable: 70
+        case .internalError: 71
+        }
+    }
+
+    /// The HTTP status the ingest API answers with for this code.
+    public var httpStatus: Int {
+        switch self {
+        case .qrProtocolNotRecognized, .invalidQR, .notNBDevice, .invalidArgument, .missingField, .duplicateInFile,
+            .invalidRow:
+            400
+        case .guestNotAllowedStrongBind, .productNotAllowed, .homeAccessDenied: 403
+        case .unknownDevice, .unknownAccount, .unknownHome, .notBound, .tokenInvalid: 404
+        case .deviceAlreadyBound, .accountExists, .homeExists: 409
+        case .tokenExpired: 410
+        case .timeout, .storeUnavailable: 503
+        case .internalError: 500
+        }
+    }
+}

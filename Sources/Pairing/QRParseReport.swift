@@ -1,0 +1,47 @@
+/// The JSON shape of `nbgw qr parse --json` and `POST /v1/qr/parse` (docs/cli.md "qr parse").
+public struct QRParseReport: Encodable, Sendable, Equatable {
+    public struct ActionData: Encodable, Sendable, Equatable {
+        public var id: String
+    }
+
+    public var kind: String
+    public var actionName: String?
+    public var actionData: ActionData?
+    /// `json`, `url` or `label`: where an NB bind came from.
+    public var origin: String?
+    /// The label URL, for labels resolved by the cloud.
+    public var label: String?
+    // Matter onboarding payloads (Matter Core spec §5.1.3, §5.1.4).
+    public var source: String?
+    public var version: Int?
+    public var vendorID: Int?
+    public var productID: Int?
+    public var commissioningFlow: String?
+    public var rendezvousInformation: Int?
+    public var rendezvousMethods: [String]?
+    public var discriminator: Int?
+    public var discriminatorIsShort: Bool?
+    public var passcode: Int?
+
+    public init(_ payload: NBBindPayload) {
+        kind = "nb-bind"
+        actionName = payload.actionName
+        actionData = ActionData(id: payload.deviceID.rawValue)
+        origin = payload.origin.rawValue
+        label = payload.labelURL
+    }
+
+    public init(_ payload: MatterSetupPayload) {
+        kind = "matter"
+        source = payload.source.rawValue
+        version = payload.version
+        vendorID = payload.vendorID
+        productID = payload.productID
+        commissioningFlow = payload.commissioningFlow.rawValue
+        rendezvousInformation = payload.rendezvousInformation
+        rendezvousMethods = payload.rendezvousMethods
+        discriminator = payload.discriminator
+        discriminatorIsShort = payload.discriminatorIsShort
+        passcode = payload.passcode
+    }
+}

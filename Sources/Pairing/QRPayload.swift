@@ -1,0 +1,36 @@
+import DeviceIdentity
+
+/// What a scanned QR code resolved to (the seed's "Parse QR code" step: `{actionName, actionData}`).
+public enum QRPayload: Sendable, Equatable {
+    /// An NB-IoT device to bind: `actionName == "device_net_conn_bind_nb"`, `actionData.id` is the device id.
+    case nbBind(NBBindPayload)
+    /// A label URL whose meaning only the cloud that issued it knows; resolve it through the cloud.
+    case label(LabelReference)
+    /// A Matter onboarding payload (`MT:` QR code or manual pairing code). Not an NB-IoT device.
+    case matter(MatterSetupPayload)
+}
+
+/// The NB-IoT bind action and where it was read from.
+public struct NBBindPayload: Sendable, Equatable {
+    public enum Origin: String, Sendable, Codable {
+        /// The parse-result JSON itself.
+        case json
+        /// A URL carrying the action and id as query items.
+        case url
+        /// A label URL resolved by the cloud that issued it.
+        case label
+    }
+
+    public var deviceID: DeviceID
+    public var origin: Origin
+    /// The label URL, when the payload came from one.
+    public var labelURL: String?
+
+    public init(deviceID: DeviceID, origin: Origin, labelURL: String? = nil) {
+        self.deviceID = deviceID
+        self.origin = origin
+        self.labelURL = labelURL
+    }
+
+    public var actionName: String { BindingRules.nbBindActionName }
+}

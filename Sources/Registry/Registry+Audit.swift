@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import Pairing
+
+extension Registry {
+    /// Appends one audit row inside the caller's transaction, so the log and the change commit together.
+    static func appendAudit(
+        _ db: Database,
+        at: Int64,
+        event: String,
+        deviceID: String? = nil,
+        imei: String? = nil,
+        account: String? = nil,
+        home: String? = nil,
+        source: String? = nil,
+        operator: String? = nil,
+        code: String? = nil,
+        detail: String? = nil
+    ) throws {
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, code, detail)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        )
+        try statement.execute(arguments: [at, event, deviceID, imei, account, home, source, `operator`, code, detail])
+    }
+
+    /// Audit rows, oldest first, optionally for one device.
+    public func auditLog(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [AuditEntry] {
+        try read { db in
+            let rows =
+                if let deviceID {
+                    try Row.fetchAll(
+                        db,
+                        sql: "SELECT * FROM audit_log WHERE device_id = ? ORDER BY id LIMIT ?",
+                        arguments: [deviceID, limit]
+                    )
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY id LIMIT ?", arguments: [limit])
+                }
+            return rows.map { row in
+                AuditEntry(
+                    id: row["id"],
+                    at: Date(millis: row["at"]),
+                    event: row["event"],
+                    deviceID: row["device_id"],
+                    imei: row["imei"],
+                    account: row["account"],
+                    home: row["home"],
+                    source: row["source"],
+                    operator: row["operator"],
+                    code: row["code"],
+                    detail: row["detail"]
+                )
+            }
+        }
+    }
+}

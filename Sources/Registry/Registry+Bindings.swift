@@ -1,0 +1,346 @@
+import DeviceIdentity
+import Foundation
+import GRDB
+import Pairing
+
+extension Registry {
+    /// Binds a device under the seed's rules, atomically, in one IMMEDIATE transaction:
+    /// account exists and is an owner (`GUEST_NOT_ALLOWED_STRONG_BIND`), the home exists and is
+    /// the account's, the device is registered, it is not bound elsewhere (strong binding), its
+    /// product is on the home's allow-list, and the pairing token is the home's, unexpired and
+    /// unused (it dies with this bind). Binding again to the same account and home is `unchanged`.
+    ///
+    /// - Parameter timeout: the activation budget. Waiting for another process's write lock counts
+    ///   against it; when it runs out nothing is bound and the error is `TIMEOUT`.
+    public func bind(_ command: BindCommand, timeout: Duration = BindingRules.defaultActivationTimeout)
+        throws(NBGWError) -> BindOutcome
+    {
+        do {
+            return try withBusyTimeout(timeout) { db in
+                try Registry.bindInTransaction(db, command, now: nowMillis)
+            }
+        } catch let error as NBGWError {
+            if error.code != .timeout && error.code != .storeUnavailable {
+                try? recordRejection(command, error)
+            }
+            throw error
+        } catch {
+            throw Registry.storeError(error, path: path)
+        }
+    }
+
+    /// Runs `body` on the writer with SQLite's busy timeout set to `timeout` (restored after), and
+    /// reports an exhausted wait as `TIMEOUT`.
+    func withBusyTimeout<T>(_ timeout: Duration, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                // PRAGMA takes no bound parameters; the value is an integer we computed.
+                try db.execute(sql: "PRAGMA busy_timeout = \(max(0, timeout.milliseconds))")
+                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(busyTimeout.milliseconds)") }
+                return try body(db)
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+            throw NBGWError(
+                .timeout,
+                "activation did not finish within \(timeout.timeInterval) s: the store \(path) stayed locked by "
+                    + "another writer; retry, or raise --timeout"
+            )
+        }
+    }
+
+    /// `now` is read once the write lock is held: time spent waiting for the lock must not let an
+    /// expired token through.
+    static func bindInTransaction(_ db: Database, _ command: BindCommand, now: () -> Int64) throws -> BindOutcome {
+        var outcome: BindOutcome?
+        try db.inTransaction(.immediate) {
+            outcome = try bindRules(db, command, now: now())
+            return .commit
+        }
+        return outcome!
+    }
+
+    static func bindRules(_ db: Database, _ command: BindCommand, now: Int64) throws -> BindOutcome {
+        let device = command.deviceID.rawValue
+        guard
+            let account = try Row.fetchOne(
+                db,
+                sql: "SELECT id, role FROM account WHERE name = ?",
+                arguments: [command.account]
+            )
+        else {
+            throw NBGWError(
+                .unknownAccount,
+                "no account \(command.account.escapedForDisplay()); create it with "
+                    + "`nbgw accounts add NAME --role owner`"
+            )
+        }
+        let accountID: Int64 = account["id"]
+        guard account["role"] as String == Account.Role.owner.rawValue else {
+            throw NBGWError(
+                .guestNotAllowedStrongBind,
+                "account \(command.account.escapedForDisplay()) is a guest and cannot strong-bind device \(device); "
+                    + "bind it with the home owner's account"
+            )
+        }
+        guard
+            let home = try Row.fetchOne(
+                db,
+                sql: "SELECT id, owner_account_id FROM home WHERE name = ?",
+                arguments: [command.home]
+            )
+        else {
+            throw NBGWError(
+                .unknownHome,
+                "no home \(command.home.escapedForDisplay()); list homes with `nbgw homes list`"
+            )
+        }
+        let homeID: Int64 = home["id"]
+        guard home["owner_account_id"] as Int64 == accountID else {
+            throw NBGWError(
+                .homeAccessDenied,
+                "home \(command.home.escapedForDisplay()) does not belong to account "
+                    + "\(command.account.escapedForDisplay()); bind into one of its own homes"
+            )
+        }
+        guard
+            let deviceRow = try Row.fetchOne(
+                db,
+                sql: "SELECT id, imei, product_id FROM device WHERE device_id = ?",
+                arguments: [device]
+            )
+        else {
+            throw NBGWError(
+                .unknownDevice,
+                "device \(device) is not registered; the module must register first "
+                    + "(`nbgw devices register --imei IMEI`, or plug it into the gateway)"
+            )
+        }
+        let deviceRowID: Int64 = deviceRow["id"]
+        let imei: String = deviceRow["imei"]
+        if let existing = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT b.account_id, b.home_id, b.bound_at, b.source, b.operator, h.name AS home
+                FROM binding b JOIN home h ON h.id = b.home_id WHERE b.device_row = ?
+                """,
+            arguments: [deviceRowID]
+        ) {
+            if existing["account_id"] as Int64 == accountID, existing["home_id"] as Int64 == homeID {
+                return BindOutcome(
+                    status: .unchanged,
+                    binding: BindingRecord(
+                        deviceID: device,
+                        imei: imei,
+                        account: command.account,
+                        home: command.home,
+                        boundAt: Date(millis: existing["bound_at"]),
+                        source: BindingSource(rawValue: existing["source"]) ?? .cli,
+                        operator: existing["operator"]
+                    )
+                )
+            }
+            let sameAccount = existing["account_id"] as Int64 == accountID
+            throw NBGWError(
+                .deviceAlreadyBound,
+                sameAccount
+                    ? "device \(device) (IMEI \(imei)) is already bound to this account in home "
+                        + "\((existing["home"] as String).escapedForDisplay()); `nbgw unbind \(device)` first to move it"
+                    : "device \(device) (IMEI \(imei)) is already bound to another account; the owner must unbind it "
+                        + "(`nbgw unbind \(device)`) before it can be bound again"
+            )
+        }
+        let allowed = try String.fetchAll(
+            db,
+            sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
+            arguments: [homeID]
+        )
+        let product: String? = deviceRow["product_id"]
+        if !allowed.isEmpty, !allowed.contains(product ?? "") {
+            throw NBGWError(
+                .productNotAllowed,
+                "device \(device) is product \(product.map { $0.escapedForDisplay() } ?? "(none)"), not allowed in home "
+                    + "\(command.home.escapedForDisplay()) (allowed: \(allowed.joined(separator: ", "))); "
+                    + "bind it into another home"
+            )
+        }
+        let tokenID: Int64
+        if let token = command.token {
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, home_id, expires_at, used_at FROM pairing_token WHERE token = ?",
+                    arguments: [token]
+                )
+            else {
+                throw NBGWError(
+                    .tokenInvalid,
+                    "pairing token not found; create one with `nbgw token create --home \(command.home)`"
+                )
+            }
+            guard row["home_id"] as Int64 == homeID else {
+                throw NBGWError(
+                    .tokenInvalid,
+                    "pairing token was issued for another home, not \(command.home.escapedForDisplay()); "
+                        + "create one with `nbgw token create --home \(command.home)`"
+                )
+            }
+            if row["used_at"] as Int64? != nil {
+                throw NBGWError(
+                    .tokenExpired,
+                    "pairing token was already used by another bind (tokens die once used); create a new one with "
+                        + "`nbgw token create --home \(command.home)`"
+                )
+            }
+            guard now <= row["expires_at"] as Int64 else {
+                throw NBGWError(
+                    .tokenExpired,
+                    "pairing token expired (valid \(BindingRules.pairingTokenLifetime.components.seconds / 60) "
+                        + "minutes); create a new one with `nbgw token create --home \(command.home)`"
+                )
+            }
+            tokenID = row["id"]
+        } else {
+            tokenID = try insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator).rowID
+        }
+        try db.execute(
+            sql: "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?",
+            arguments: [now, deviceRowID, tokenID]
+        )
+        try db.execute(
+            sql: """
+                INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [deviceRowID, accountID, homeID, tokenID, now, command.source.rawValue, command.operator]
+        )
+        try appendAudit(
+            db,
+            at: now,
+            event: "bind",
+            deviceID: device,
+            imei: imei,
+            account: command.account,
+            home: command.home,
+            source: command.source.rawValue,
+            operator: command.operator,
+            detail: "token#\(tokenID)"
+        )
+        return BindOutcome(
+            status: .bound,
+            binding: BindingRecord(
+                deviceID: device,
+                imei: imei,
+                account: command.account,
+                home: command.home,
+                boundAt: Date(millis: now),
+                source: command.source,
+                operator: command.operator
+            )
+        )
+    }
+
+    /// Records a refused bind in the audit log (its own small transaction: the refused one rolled back).
+    func recordRejection(_ command: BindCommand, _ error: NBGWError) throws(NBGWError) {
+        let now = nowMillis()
+        try write { db in
+            let imei = try String.fetchOne(
+                db,
+                sql: "SELECT imei FROM device WHERE device_id = ?",
+                arguments: [command.deviceID.rawValue]
+            )
+            try Registry.appendAudit(
+                db,
+                at: now,
+                event: "bind_rejected",
+                deviceID: command.deviceID.rawValue,
+                imei: imei,
+                account: command.account,
+                home: command.home,
+                source: command.source.rawValue,
+                operator: command.operator,
+                code: error.code.rawValue
+            )
+        }
+    }
+
+    /// Removes a device's binding (the owner's "remove device"); the device stays registered.
+    @discardableResult
+    public func unbind(deviceID: String, source: BindingSource, operator: String? = nil) throws(NBGWError)
+        -> BindingRecord
+    {
+        let now = nowMillis()
+        return try write { db in
+            guard let binding = try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first else {
+                if try Registry.fetchDevice(db, column: .deviceID, value: deviceID) == nil {
+                    throw NBGWError(.unknownDevice, "device \(deviceID.escapedForDisplay()) is not registered")
+                }
+                throw NBGWError(.notBound, "device \(deviceID) is not bound; nothing to unbind")
+            }
+            try db.execute(
+                sql: "DELETE FROM binding WHERE device_row = (SELECT id FROM device WHERE device_id = ?)",
+                arguments: [deviceID]
+            )
+            try Registry.appendAudit(
+                db,
+                at: now,
+                event: "unbind",
+                deviceID: deviceID,
+                imei: binding.imei,
+                account: binding.account,
+                home: binding.home,
+                source: source.rawValue,
+                operator: `operator`
+            )
+            return binding
+        }
+    }
+
+    /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.
+    public func bindings(account: String? = nil, limit: Int = 1000, after afterDeviceID: String = "")
+        throws(NBGWError) -> [BindingRecord]
+    {
+        try read { db in
+            try Registry.fetchBindings(db, deviceID: nil, account: account, limit: limit, after: afterDeviceID)
+        }
+    }
+
+    public func binding(deviceID: String) throws(NBGWError) -> BindingRecord? {
+        try read { db in try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first }
+    }
+
+    static func fetchBindings(
+        _ db: Database,
+        deviceID: String?,
+        account: String?,
+        limit: Int = 1000,
+        after: String = ""
+    ) throws -> [BindingRecord] {
+        var sql = """
+            SELECT d.device_id, d.imei, a.name AS account, h.name AS home, b.bound_at, b.source, b.operator
+            FROM binding b JOIN device d ON d.id = b.device_row JOIN account a ON a.id = b.account_id
+            JOIN home h ON h.id = b.home_id WHERE d.device_id > ?
+            """
+        var arguments: StatementArguments = [after]
+        if let deviceID {
+            sql += " AND d.device_id = ?"
+            _ = arguments.append(contentsOf: [deviceID])
+        }
+        if let account {
+            sql += " AND a.name = ?"
+            _ = arguments.append(contentsOf: [account])
+        }
+        sql += " ORDER BY d.device_id LIMIT ?"
+        _ = arguments.append(contentsOf: [limit])
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            BindingRecord(
+                deviceID: row["device_id"],
+                imei: row["imei"],
+                account: row["account"],
+                home: row["home"],
+                boundAt: Date(millis: row["bound_at"]),
+                source: BindingSource(rawValue: row["source"]) ?? .cli,
+                operator: row["operator"]
+            )
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Pairing
+import Provisioning
+
+struct QR: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "qr",
+        abstract: "Inspect scanned QR payloads.",
+        subcommands: [QRParse.self]
+    )
+}
+
+struct QRParse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parse",
+        abstract: "Parse a scanned QR payload: NB-IoT bind JSON, action URLs, label URLs, Matter codes."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "The QR payload exactly as scanned.")
+    var payload: String
+
+    func run() async throws {
+        try await Output.run(json: store.json) {
+            var parsed = try QRPayloadParser.parse(payload)
+            // Only a label needs the cloud (and so the store); everything else parses offline.
+            if case .label = parsed {
+                let registry = try store.openRegistry()
+                parsed = try await BindingService(cloud: store.cloud(registry), registry: registry).parse(payload)
+            }
+            switch parsed {
+            case .nbBind(let nb):
+                if store.json {
+                    Output.json(QRParseReport(nb))
+                } else {
+                    Output.line("kind:        nb-bind")
+                    Output.line("actionName:  \(nb.actionName)")
+                    Output.line("device id:   \(nb.deviceID)")
+                    Output.line("from:        \(nb.origin.rawValue)\(nb.labelURL.map { " \($0)" } ?? "")")
+                }
+            case .matter(let matter):
+                let report = QRParseReport(matter)
+                if store.json {
+                    Output.json(report)
+                } else {
+                    Output.line("kind:                  matter (\(matter.source.rawValue))")
+                    if let version = matter.version { Output.line("version:               \(version)") }
+                    if let vendor = matter.vendorID { Output.line("vendorID:              \(vendor)") }
+                    if let product = matter.productID { Output.line("productID:             \(product)") }
+                    Output.line("commissioningFlow:     \(matter.commissioningFlow.rawValue)")
+                    if let rendezvous = matter.rendezvousInformation {
+                        let methods = matter.rendezvousMethods?.joined(separator: ",") ?? ""
+                        Output.line("rendezvousInformation: \(rendezvous) (\(methods))")
+                    }
+                    Output.line(
+                        "discriminator:         \(matter.discriminator)\(matter.discriminatorIsShort ? " (short, 4 bits)" : "")"
+                    )
+                    Output.line("passcode:              \(matter.passcode)")
+                    Output.line("note:                  not an NB-IoT device; `nbgw bind` refuses it (NOT_NB_DEVICE)")
+                }
+            case .label(let label):
+                throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) was not resolved")
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import DeviceIdentity
+import Foundation
+import GRDB
+import Pairing
+import Testing
+
+@testable import Registry
+
+@Suite("Registry: binding rules on a real SQLite file")
+struct RegistryBindingTests {
+    /// A store with owners alice and bob, guest gus, homes alice-home (any product) and
+    /// bob-meters (product "meter" only), and two registered devices.
+    struct Fixture {
+        let store: TestStore
+        let clock = ManualWallClock()
+        let registry: Registry
+        let meter: DeviceRecord
+        let tracker: DeviceRecord
+
+        init() throws {
+            store = try TestStore()
+            registry = try Registry(path: store.path, clock: clock)
+            try registry.addAccount(name: "alice", role: .owner)
+            try registry.addAccount(name: "bob", role: .owner)
+            try registry.addAccount(name: "gus", role: .guest)
+            try registry.addHome(name: "alice-home", owner: "alice")
+            try registry.addHome(name: "bob-meters", owner: "bob", allowedProducts: ["meter"])
+            meter = try registry.registerDevice(
+                ModuleIdentity(imei: try IMEI("490154203237518"), productID: "meter"),
+                mint: { (try! DeviceID("dev-meter-1"), "LABELMETER1") }
+            ).device
+            tracker = try registry.registerDevice(
+                ModuleIdentity(imei: try IMEI("356938035643809"), productID: "tracker"),
+                mint: { (try! DeviceID("dev-tracker-1"), "LABELTRACK1") }
+            ).device
+        }
+
+        func bind(_ device: DeviceRecord, _ account: String, _ home: String, token: String? = nil) throws(NBGWError)
+            -> BindOutcome
+        {
+            try registry.bind(
+                BindCommand(deviceID: try! DeviceID(device.deviceID), account: account, home: home, token: token, source: .cli)
+            )
+        }
+
+        func expectCode(_ code: ErrorCode, _ body: () throws -> Void) {
+            do {
+                try body()
+                Issue.record("expected \(code.rawValue), got success")
+            } catch {
+                #expect((error as? NBGWError)?.code == code, "\(error)")
+            }
+        }
+    }
+
+    @Test("A first bind succeeds and a repeat to the same account and home is unchanged")
+    func bindThenRepeat() throws {
+        let f = try Fixture()
+        #expect(try f.bind(f.meter, "alice", "alice-home").status == .bound)
+        let again = try f.bind(f.meter, "alice", "alice-home")
+        #expect(again.status == .unchanged)
+        #expect(try f.registry.bindings().count == 1)
+    }
+
+    @Test("Strong binding: a bound device refuses another account and another home")
+    func strongBinding() throws {
+        let f = try Fixture()
+        _ = try f.bind(f.meter, "alice", "alice-home")
+        f.expectCode(.deviceAlreadyBound) { _ = try f.bind(f.meter, "bob", "bob-meters") }
+        try f.registry.addHome(name: "alice-garage", owner: "alice")
+        f.expectCode(.deviceAlreadyBound) { _ = try f.bind(f.meter, "alice", "alice-garage") }
+        try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli)
+        #expect(try f.bind(f.meter, "bob", "bob-meters").status == .bound)
+        #expect(try f.registry.binding(deviceID: f.meter.deviceID)?.account == "bob")
+    }
+
+    @Test("Guests, strangers' homes, unknown names and disallowed products are refused with their codes")
+    func refusals() throws {
+        let f = try Fixture()
+        f.expectCode(.guestNotAllowedStrongBind) { _ = try f.bind(f.meter, "gus", "alice-home") }
+        f.expectCode(.homeAccessDenied) { _ = try f.bind(f.meter, "alice", "bob-meters") }
+        f.expectCode(.unknownAccount) { _ = try f.bind(f.meter, "mallory", "alice-home") }
+        f.expectCode(.unknownHome) { _ = try f.bind(f.meter, "alice", "nowhere") }
+        f.expectCode(.productNotAllowed) { _ = try f.bind(f.tracker, "bob", "bob-meters") }
+        f.expectCode(.unknownDevice) {
+            _ = try f.registry.bind(BindCommand(deviceID: try! DeviceID("ghost"), account: "alice", home: "alice-home", source: .cli))
+        }
+        #expect(try f.registry.bindings().isEmpty)
+        let rejected = try f.registry.auditLog().filter { $0.event == "bind_rejected" }.compactMap(\.code)
+        #expect(
+            rejected == [
+                "GUEST_NOT_ALLOWED_STRONG_BIND", "HOME_ACCESS_DENIED", "UNKNOWN_ACCOUNT", "UNKNOWN_HOME",
+                "PRODUCT_NOT_ALLOWED", "UNKNOWN_DEVICE",
+            ]
+        )
+    }
+
+    @Test("A pairing token is valid for 10 minutes and dies with the bind that uses it")
+    func tokenLifetime() throws {
+        let f = try Fixture()
+        let token = try f.registry.createToken(home: "alice-home")
+        #expect(token.expiresAt.timeIntervalSince(token.createdAt) == 600)
+        f.clock.advance(by: 599)
+        #expect(try f.bind(f.meter, "alice", "alice-home", token: token.token).status == .bound)
+        #expect(try f.registry.token(token.token)?.usedByDevice == f.meter.deviceID)
+        try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli)
+        f.expectCode(.tokenExpired) { _ = try f.bind(f.meter, "alice", "alice-home", token: token.token) }
+
+        let late = try f.registry.createToken(home: "alice-home")
+        f.clock.advance(by: 600.001)
+        f.expectCode(.tokenExpired) { _ = try f.bind(f.meter, "alice", "alice-home", token: late.token) }
+    }
+
+    @Test("A token of another home or an unknown token is invalid")
+    func tokenOfAnotherHome() throws {
+        let f = try Fixture()
+        let bobs = try f.registry.createToken(home: "bob-meters")
+        f.expectCode(.tokenInvalid) { _ = try f.bind(f.meter, "alice", "alice-home", token: bobs.token) }
+        f.expectCode(.tokenInvalid) { _ = try f.bind(f.meter, "alice", "alice-home", token: "nosuchtoken123") }
+    }
+
+    @Test("Registering the same IMEI again returns the same device id and records changed fields")
+    func registrationIsIdempotentByIMEI() throws {
+        let f = try Fixture()
+        let again = try f.registry.registerDevice(
+            ModuleIdentity(imei: try IMEI("490154203237518"), iccid: try ICCID("89860012345678901234"), productID: "meter"),
+            mint: { (try! DeviceID("never-used"), "NEVERUSED1") }
+        )
+        #expect(!again.created)
+        #expect(again.device.deviceID == f.meter.deviceID)
+        #expect(again.changedFields == ["iccid"])
+        #expect(try f.registry.device(imei: "490154203237518")?.iccid == "89860012345678901234")
+    }
+
+    @Test("Unbinding an unbound or unknown device says so")
+    func unbindErrors() throws {
+        let f = try Fixture()
+        f.expectCode(.notBound) { try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli) }
+        f.expectCode(.unknownDevice) { try f.registry.unbind(deviceID: "ghost", source: .cli) }
+    }
+
+    @Test("Duplicate accounts and homes are refused; names with control characters are invalid")
+    func namesAreValidated() throws {
+        let f = try Fixture()
+        f.expectCode(.accountExists) { try f.registry.addAccount(name: "alice", role: .owner) }
+        f.expectCode(.homeExists) { try f.registry.addHome(name: "alice-home", owner: "alice") }
+        f.expectCode(.homeAccessDenied) { try f.registry.addHome(name: "gus-home", owner: "gus") }
+        f.expectCode(.invalidArgument) { try f.registry.addAccount(name: "evil\u{1B}[2J", role: .owner) }
+        f.expectCode(.invalidArgument) { try f.registry.addAccount(name: "", role: .owner) }
+    }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages nbgw needs that are missing (idempotent: installed ones are skipped),
+# then resolves the Swift packages. Safe to run any number of times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# libsqlite3-dev: GRDB links the system SQLite. sqlite3: the benchmark's baseline and for inspecting stores.
+packages=(libsqlite3-dev sqlite3 pkg-config)
+
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+    echo "setup: system packages present (${packages[*]})"
+fi
+
+command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH; install Swift 6 first" >&2; exit 1; }
+swift package resolve >/dev/null
+echo "setup: done"

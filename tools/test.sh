@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: builds every product first (the CLI tests run the real `nbgw` binary),
+# then `swift test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --build-tests
+swift test --skip-build "$@"
