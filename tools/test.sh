@@ -3,5 +3,5 @@
 # then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build --build-tests
+swift build --build-tests --explicit-target-dependency-import-check error
 swift test --skip-build "$@"

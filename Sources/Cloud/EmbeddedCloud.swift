@@ -59,7 +59,8 @@ public struct EmbeddedCloud: CloudService {
         var generator = SystemRandomNumberGenerator()
         let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
         let codeAlphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
-        let id = "nb" + String(decoding: (0..<18).map { _ in idAlphabet.randomElement(using: &generator)! }, as: UTF8.self)
+        let id =
+            "nb" + String(decoding: (0..<18).map { _ in idAlphabet.randomElement(using: &generator)! }, as: UTF8.self)
         let code = String(decoding: (0..<12).map { _ in codeAlphabet.randomElement(using: &generator)! }, as: UTF8.self)
         return (try! DeviceID(id), code)
     }

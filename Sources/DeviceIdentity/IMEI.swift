@@ -15,7 +15,10 @@ public struct IMEI: Hashable, Sendable, Codable, CustomStringConvertible {
             throw .invalidIMEI(trimmed, reason: "must be exactly 15 decimal digits")
         }
         guard Luhn.isValid(trimmed) else {
-            throw .invalidIMEI(trimmed, reason: "Luhn check digit does not match (expected \(Luhn.checkDigit(for: String(trimmed.prefix(14)))))")
+            throw .invalidIMEI(
+                trimmed,
+                reason: "Luhn check digit does not match (expected \(Luhn.checkDigit(for: String(trimmed.prefix(14)))))"
+            )
         }
         self.digits = trimmed
     }

@@ -29,7 +29,7 @@ public enum QRPayloadParser {
                 }
                 return .matter(try MatterPayloadParser.parseManualCode(text))
             } catch {
-                throw NBGWError(.invalidQR, "Matter onboarding payload rejected: \(error). Rescan the code.")
+                throw NBGWError(.invalidQR, "Matter onboarding payload rejected: \(error) Rescan the code.")
             }
         }
         throw NBGWError(

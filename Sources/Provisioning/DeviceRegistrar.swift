@@ -45,7 +45,8 @@ public struct DeviceRegistrar: Sendable {
 
     static func text(_ value: String?, _ name: String, limit: Int) throws -> String? {
         guard let value else { return nil }
-        guard !value.isEmpty, value.count <= limit, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        guard !value.isEmpty, value.count <= limit,
+            value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else {
             throw NBGWError(
                 .invalidArgument,

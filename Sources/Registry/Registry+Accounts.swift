@@ -31,8 +31,12 @@ extension Registry {
 
     public func account(named name: String) throws(NBGWError) -> Account? {
         try read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, role, created_at FROM account WHERE name = ?", arguments: [name])
-                .map(Account.init)
+            try Row.fetchOne(
+                db,
+                sql: "SELECT id, name, role, created_at FROM account WHERE name = ?",
+                arguments: [name]
+            )
+            .map(Account.init)
         }
     }
 

@@ -12,7 +12,10 @@ extension Registry {
     ///
     /// - Parameter timeout: the activation budget. Waiting for another process's write lock counts
     ///   against it; when it runs out nothing is bound and the error is `TIMEOUT`.
-    public func bind(_ command: BindCommand, timeout: Duration = BindingRules.defaultActivationTimeout)
+    public func bind(
+        _ command: BindCommand,
+        timeout: Duration = BindingRules.defaultActivationTimeout
+    )
         throws(NBGWError) -> BindOutcome
     {
         do {
@@ -39,7 +42,8 @@ extension Registry {
                 defer { try? db.execute(sql: "PRAGMA busy_timeout = \(busyTimeout.milliseconds)") }
                 return try body(db)
             }
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
             throw NBGWError(
                 .timeout,
                 "activation did not finish within \(timeout.timeInterval) s: the store \(path) stayed locked by "
@@ -200,7 +204,8 @@ extension Registry {
             }
             tokenID = row["id"]
         } else {
-            tokenID = try insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator).rowID
+            tokenID = try insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator)
+                .rowID
         }
         try db.execute(
             sql: "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?",
@@ -265,7 +270,11 @@ extension Registry {
 
     /// Removes a device's binding (the owner's "remove device"); the device stays registered.
     @discardableResult
-    public func unbind(deviceID: String, source: BindingSource, operator: String? = nil) throws(NBGWError)
+    public func unbind(
+        deviceID: String,
+        source: BindingSource,
+        operator: String? = nil
+    ) throws(NBGWError)
         -> BindingRecord
     {
         let now = nowMillis()
@@ -296,7 +305,11 @@ extension Registry {
     }
 
     /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.
-    public func bindings(account: String? = nil, limit: Int = 1000, after afterDeviceID: String = "")
+    public func bindings(
+        account: String? = nil,
+        limit: Int = 1000,
+        after afterDeviceID: String = ""
+    )
         throws(NBGWError) -> [BindingRecord]
     {
         try read { db in

@@ -77,7 +77,8 @@ extension Registry {
                         """,
                     arguments: [
                         deviceID.rawValue, identity.imei.digits, identity.imsi?.digits, identity.iccid?.value,
-                        identity.manufacturer, identity.model, identity.firmware, identity.productID, labelCode, now, now,
+                        identity.manufacturer, identity.model, identity.firmware, identity.productID, labelCode, now,
+                        now,
                     ]
                 )
                 try Registry.appendAudit(

@@ -12,7 +12,12 @@ extension Registry {
         }
         let now = nowMillis()
         return try write { db in
-            guard let ownerRow = try Row.fetchOne(db, sql: "SELECT id, role FROM account WHERE name = ?", arguments: [owner])
+            guard
+                let ownerRow = try Row.fetchOne(
+                    db,
+                    sql: "SELECT id, role FROM account WHERE name = ?",
+                    arguments: [owner]
+                )
             else {
                 throw NBGWError(
                     .unknownAccount,

@@ -36,7 +36,13 @@ extension Registry {
     }
 
     /// Inserts a fresh token and returns it with its row id.
-    static func insertToken(_ db: Database, homeID: Int64, home: String, now: Int64, operator: String?) throws
+    static func insertToken(
+        _ db: Database,
+        homeID: Int64,
+        home: String,
+        now: Int64,
+        operator: String?
+    ) throws
         -> (token: PairingToken, rowID: Int64)
     {
         let token = generateToken()
@@ -55,7 +61,12 @@ extension Registry {
             operator: `operator`,
             detail: "token#\(rowID)"
         )
-        let record = PairingToken(token: token, home: home, createdAt: Date(millis: now), expiresAt: Date(millis: expires))
+        let record = PairingToken(
+            token: token,
+            home: home,
+            createdAt: Date(millis: now),
+            expiresAt: Date(millis: expires)
+        )
         return (record, rowID)
     }
 

@@ -22,7 +22,11 @@ public final class Registry: Sendable {
     /// - Parameter busyTimeout: how long to wait for another process holding the write lock.
     ///   Why 10 s: batch imports commit in chunks that take well under a second, so a
     ///   concurrent CLI command waits, rather than failing, behind a running batch.
-    public init(path: String, clock: any WallClock = SystemWallClock(), busyTimeout: Duration = .seconds(10))
+    public init(
+        path: String,
+        clock: any WallClock = SystemWallClock(),
+        busyTimeout: Duration = .seconds(10)
+    )
         throws(NBGWError)
     {
         self.path = path

@@ -26,7 +26,11 @@ struct AccountsAdd: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let account = try store.openRegistry().addAccount(name: name, role: role)
-            if store.json { Output.json(account) } else { Output.line("added account \(account.name) (\(account.role.rawValue))") }
+            if store.json {
+                Output.json(account)
+            } else {
+                Output.line("added account \(account.name) (\(account.role.rawValue))")
+            }
         }
     }
 }
@@ -42,7 +46,10 @@ struct AccountsList: AsyncParsableCommand {
             if store.json {
                 Output.json(["accounts": accounts])
             } else {
-                Output.table(["NAME", "ROLE", "CREATED"], accounts.map { [$0.name, $0.role.rawValue, Output.timestamp($0.createdAt)] })
+                Output.table(
+                    ["NAME", "ROLE", "CREATED"],
+                    accounts.map { [$0.name, $0.role.rawValue, Output.timestamp($0.createdAt)] }
+                )
             }
         }
     }
@@ -76,7 +83,8 @@ struct HomesAdd: AsyncParsableCommand {
             if store.json {
                 Output.json(home)
             } else {
-                let products = home.allowedProducts.isEmpty ? "any product" : home.allowedProducts.joined(separator: ", ")
+                let products =
+                    home.allowedProducts.isEmpty ? "any product" : home.allowedProducts.joined(separator: ", ")
                 Output.line("added home \(home.name) owned by \(home.owner) (\(products))")
             }
         }
@@ -96,7 +104,12 @@ struct HomesList: AsyncParsableCommand {
             } else {
                 Output.table(
                     ["NAME", "OWNER", "PRODUCTS"],
-                    homes.map { [$0.name, $0.owner, $0.allowedProducts.isEmpty ? "any" : $0.allowedProducts.joined(separator: ",")] }
+                    homes.map {
+                        [
+                            $0.name, $0.owner,
+                            $0.allowedProducts.isEmpty ? "any" : $0.allowedProducts.joined(separator: ","),
+                        ]
+                    }
                 )
             }
         }

@@ -129,7 +129,10 @@ struct Token: AsyncParsableCommand {
 }
 
 struct TokenCreate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create", abstract: "Issue a pairing token for a home.")
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Issue a pairing token for a home."
+    )
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var who: OperatorOption

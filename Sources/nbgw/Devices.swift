@@ -50,7 +50,8 @@ struct DevicesRegister: AsyncParsableCommand {
                 firmware: firmware,
                 productID: product
             )
-            let status = registration.created ? "registered" : (registration.changedFields.isEmpty ? "unchanged" : "updated")
+            let status =
+                registration.created ? "registered" : (registration.changedFields.isEmpty ? "unchanged" : "updated")
             if store.json {
                 Output.json(
                     Report(
@@ -91,7 +92,9 @@ struct DevicesList: AsyncParsableCommand {
             } else {
                 Output.table(
                     ["DEVICE", "IMEI", "MODEL", "PRODUCT", "REGISTERED"],
-                    all.map { [$0.deviceID, $0.imei, $0.model ?? "-", $0.productID ?? "-", Output.timestamp($0.registeredAt)] }
+                    all.map {
+                        [$0.deviceID, $0.imei, $0.model ?? "-", $0.productID ?? "-", Output.timestamp($0.registeredAt)]
+                    }
                 )
             }
         }

@@ -15,7 +15,9 @@ struct IdentityTests {
 
     @Test(
         "IMEIs with a wrong check digit, wrong length or non-digits are rejected",
-        arguments: ["490154203237519", "49015420323751", "4901542032375180", "49015420323751A", "", "+CGSN: 490154203237518"]
+        arguments: [
+            "490154203237519", "49015420323751", "4901542032375180", "49015420323751A", "", "+CGSN: 490154203237518",
+        ]
     )
     func invalidIMEI(_ text: String) {
         #expect(throws: IdentityError.self) { try IMEI(text) }
@@ -31,7 +33,10 @@ struct IdentityTests {
         #expect(!Luhn.isValid(""))
     }
 
-    @Test("IMSI accepts 6 to 15 digits only", arguments: [("460001357924680", true), ("12345", false), ("4600013579246801", false), ("46000a", false)])
+    @Test(
+        "IMSI accepts 6 to 15 digits only",
+        arguments: [("460001357924680", true), ("12345", false), ("4600013579246801", false), ("46000a", false)]
+    )
     func imsi(_ text: String, _ valid: Bool) {
         #expect(((try? IMSI(text)) != nil) == valid)
     }
@@ -49,8 +54,10 @@ struct IdentityTests {
 
     @Test(
         "Device ids are 1 to 64 URL-safe characters",
-        arguments: [("nbowpzs009e7f974a5rk", true), ("6c8f3a2b-1d0e_4f.5a", true), ("", false), ("a b", false),
-            ("a/b", false), (String(repeating: "x", count: 65), false), ("dev\u{0}", false)]
+        arguments: [
+            ("nbowpzs009e7f974a5rk", true), ("6c8f3a2b-1d0e_4f.5a", true), ("", false), ("a b", false),
+            ("a/b", false), (String(repeating: "x", count: 65), false), ("dev\u{0}", false),
+        ]
     )
     func deviceID(_ text: String, _ valid: Bool) {
         #expect(((try? DeviceID(text)) != nil) == valid)

@@ -37,11 +37,11 @@ struct MatterBase38AndVerhoeffTests {
             ("[0", 1, "["), ("0[", 2, "["), (" 0", 1, " "), ("!0", 1, "!"), ("*0", 1, "*"), ("%0", 1, "%"),
             ("@0", 1, "@"), (":0", 1, ":"), ("/0", 1, "/"), ("a0", 1, "a"), ("0\u{1}", 2, "\\u{01}"),
             ("\"0", 1, "\\\""), ("00000\u{E9}0", 6, "\\u{00E9}"),
-        ]
+        ] as [(MatterTestInput, Int, String)]
     )
-    func base38RejectsForeignCharacters(_ text: String, _ position: Int, _ shown: String) {
+    func base38RejectsForeignCharacters(_ input: MatterTestInput, _ position: Int, _ shown: String) {
         #expect(throws: MatterPayloadError.invalidBase38Character(position: position, character: shown)) {
-            try Base38.decode(text)
+            try Base38.decode(input.text)
         }
     }
 

@@ -163,10 +163,10 @@ struct MatterManualCodeTests {
             ("234567891234567856105", .vidPidFlagMismatch(flagSet: false, digitCount: 21)),
             ("09999900009", .manualChunkOutOfRange(chunk: 2, value: 99999, maximum: 65535)),
             ("00000199998", .manualChunkOutOfRange(chunk: 3, value: 9999, maximum: 8191)),
-        ]
+        ] as [(MatterTestInput, MatterPayloadError)]
     )
-    func rejectsMalformedCodes(_ text: String, _ expected: MatterPayloadError) {
-        #expect(throws: expected) { try MatterPayloadParser.parseManualCode(text) }
+    func rejectsMalformedCodes(_ input: MatterTestInput, _ expected: MatterPayloadError) {
+        #expect(throws: expected) { try MatterPayloadParser.parseManualCode(input.text) }
     }
 
     @Test(

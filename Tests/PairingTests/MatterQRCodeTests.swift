@@ -284,10 +284,10 @@ struct MatterQRCodeTests {
                 "MT:M5L90MP500K64J00000*M5L90U.D010K4J00000*M5L900CM02IX4J00000*M5L908OU03-85J00000",
                 .multiplePayloads(count: 4)
             ),
-        ]
+        ] as [(MatterTestInput, MatterPayloadError)]
     )
-    func rejectsMalformedText(_ text: String, _ expected: MatterPayloadError) {
-        #expect(throws: expected) { try MatterPayloadParser.parseQRCode(text) }
+    func rejectsMalformedText(_ input: MatterTestInput, _ expected: MatterPayloadError) {
+        #expect(throws: expected) { try MatterPayloadParser.parseQRCode(input.text) }
     }
 
     /// Structurally well-formed payloads whose fields break a rule; built independently (Python bit packer) from

@@ -171,10 +171,10 @@ struct MatterRoundTripTests {
             ("3497011233", false), ("349701123320", false), ("+34970112332", false), ("3497.0112.332", false),
             ("https://smartapp.tuya.com/s/p?p=abc&uuid=def&v=2.0", false), ("86091234567890", false),
             ("３４９７０１１２３３２", false),
-        ]
+        ] as [(MatterTestInput, Bool)]
     )
-    func looksLikeMatter(_ text: String, _ expected: Bool) {
-        #expect(MatterPayloadParser.looksLikeMatter(text) == expected)
+    func looksLikeMatter(_ input: MatterTestInput, _ expected: Bool) {
+        #expect(MatterPayloadParser.looksLikeMatter(input.text) == expected)
     }
 
     @Test("rendezvous bits map to names lowest bit first")
@@ -204,13 +204,15 @@ struct MatterRoundTripTests {
         "error messages never echo raw control, bidi or long input",
         arguments: [
             "MT:M5L90MP5\u{202E}0K64J00000", "MT:\n\u{1B}[31mEVIL", "<script>alert(1)</script>",
-            String(repeating: "X", count: 4000), "MT:M5L90\u{0}MP500K64J00000", "3497\u{202E}0112332",
+            MatterTestInput(String(repeating: "X", count: 4000)), "MT:M5L90\u{0}MP500K64J00000", "3497\u{202E}0112332",
             "34970112332\u{1B}[2J",
-        ]
+        ] as [MatterTestInput]
     )
-    func errorMessagesAreEscaped(_ text: String) {
-        let qrError = #expect(throws: MatterPayloadError.self) { try MatterPayloadParser.parseQRCode(text) }
-        let manualError = #expect(throws: MatterPayloadError.self) { try MatterPayloadParser.parseManualCode(text) }
+    func errorMessagesAreEscaped(_ input: MatterTestInput) {
+        let qrError = #expect(throws: MatterPayloadError.self) { try MatterPayloadParser.parseQRCode(input.text) }
+        let manualError = #expect(throws: MatterPayloadError.self) {
+            try MatterPayloadParser.parseManualCode(input.text)
+        }
         for error in [qrError, manualError] {
             let message = error?.description ?? ""
             #expect(message.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }, "\(message)")

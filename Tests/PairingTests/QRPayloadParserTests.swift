@@ -10,9 +10,18 @@ struct QRPayloadParserTests {
     @Test(
         "NB bind actions are read from the parse-result JSON and from URLs",
         arguments: [
-            ("{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"\(id)\"}}", NBBindPayload.Origin.json),
-            (" {\"actionData\": {\"id\": \"\(id)\", \"extra\": 1}, \"actionName\": \"device_net_conn_bind_nb\"}\r\n", .json),
-            ("{\"success\":true,\"result\":{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"\(id)\"}}}", .json),
+            (
+                "{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"\(id)\"}}",
+                NBBindPayload.Origin.json
+            ),
+            (
+                " {\"actionData\": {\"id\": \"\(id)\", \"extra\": 1}, \"actionName\": \"device_net_conn_bind_nb\"}\r\n",
+                .json
+            ),
+            (
+                "{\"success\":true,\"result\":{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"\(id)\"}}}",
+                .json
+            ),
             ("https://example.com/qr?actionName=device_net_conn_bind_nb&id=\(id)", .url),
             ("HTTPS://example.com/x?action=device_net_conn_bind_nb&deviceId=\(id)&ref=7", .url),
             ("http://example.com/?actionName=device_net_conn_bind_nb&actionData=%7B%22id%22%3A%22\(id)%22%7D", .url),
@@ -29,7 +38,11 @@ struct QRPayloadParserTests {
         #expect(
             payload
                 == .label(
-                    LabelReference(url: "https://NBGW.local/d/CTAH5CGRC05Y", base: "https://nbgw.local/d/", code: "CTAH5CGRC05Y")
+                    LabelReference(
+                        url: "https://NBGW.local/d/CTAH5CGRC05Y",
+                        base: "https://nbgw.local/d/",
+                        code: "CTAH5CGRC05Y"
+                    )
                 )
         )
     }
@@ -82,8 +95,10 @@ struct QRPayloadParserTests {
 
     @Test(
         "Control characters and bidi overrides are rejected and never echoed raw",
-        arguments: ["abc\u{1B}[31mred", "{\"actionName\":\"device_net_conn_bind_nb\u{0}\"}", "MT:\u{202E}abc", "a\u{85}b",
-            "line1\nline2"]
+        arguments: [
+            "abc\u{1B}[31mred", "{\"actionName\":\"device_net_conn_bind_nb\u{0}\"}", "MT:\u{202E}abc", "a\u{85}b",
+            "line1\nline2",
+        ]
     )
     func controlCharacters(_ text: String) {
         do {
@@ -91,7 +106,11 @@ struct QRPayloadParserTests {
             Issue.record("accepted \(text.debugDescription)")
         } catch {
             #expect(error.code == .invalidQR)
-            #expect(!error.message.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E })
+            #expect(
+                !error.message.unicodeScalars.contains {
+                    $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x202E
+                }
+            )
         }
     }
 

@@ -35,11 +35,22 @@ struct RegistryBindingTests {
             ).device
         }
 
-        func bind(_ device: DeviceRecord, _ account: String, _ home: String, token: String? = nil) throws(NBGWError)
+        func bind(
+            _ device: DeviceRecord,
+            _ account: String,
+            _ home: String,
+            token: String? = nil
+        ) throws(NBGWError)
             -> BindOutcome
         {
             try registry.bind(
-                BindCommand(deviceID: try! DeviceID(device.deviceID), account: account, home: home, token: token, source: .cli)
+                BindCommand(
+                    deviceID: try! DeviceID(device.deviceID),
+                    account: account,
+                    home: home,
+                    token: token,
+                    source: .cli
+                )
             )
         }
 
@@ -83,7 +94,9 @@ struct RegistryBindingTests {
         f.expectCode(.unknownHome) { _ = try f.bind(f.meter, "alice", "nowhere") }
         f.expectCode(.productNotAllowed) { _ = try f.bind(f.tracker, "bob", "bob-meters") }
         f.expectCode(.unknownDevice) {
-            _ = try f.registry.bind(BindCommand(deviceID: try! DeviceID("ghost"), account: "alice", home: "alice-home", source: .cli))
+            _ = try f.registry.bind(
+                BindCommand(deviceID: try! DeviceID("ghost"), account: "alice", home: "alice-home", source: .cli)
+            )
         }
         #expect(try f.registry.bindings().isEmpty)
         let rejected = try f.registry.auditLog().filter { $0.event == "bind_rejected" }.compactMap(\.code)
@@ -123,7 +136,11 @@ struct RegistryBindingTests {
     func registrationIsIdempotentByIMEI() throws {
         let f = try Fixture()
         let again = try f.registry.registerDevice(
-            ModuleIdentity(imei: try IMEI("490154203237518"), iccid: try ICCID("89860012345678901234"), productID: "meter"),
+            ModuleIdentity(
+                imei: try IMEI("490154203237518"),
+                iccid: try ICCID("89860012345678901234"),
+                productID: "meter"
+            ),
             mint: { (try! DeviceID("never-used"), "NEVERUSED1") }
         )
         #expect(!again.created)

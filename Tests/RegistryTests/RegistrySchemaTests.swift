@@ -40,16 +40,23 @@ struct RegistrySchemaTests {
         _ = registry
         let reopened = try Registry(path: store.path)
         #expect(try reopened.accounts().map(\.name) == ["alice", "gus"])
-        let mode = try DatabaseQueue(path: store.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try DatabaseQueue(path: store.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        }
         #expect(mode == "wal")
     }
 
     @Test("A second binding row for one device violates the primary key")
     func oneBindingPerDevice() throws {
         let (store, _) = try seeded()
-        try raw(store.path, "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'cli')")
+        try raw(
+            store.path,
+            "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'cli')"
+        )
         #expect(throws: DatabaseError.self) {
-            try raw(store.path, "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'csv')")
+            try raw(
+                store.path,
+                "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'csv')"
+            )
         }
         #expect(throws: DatabaseError.self) { try raw(store.path, "UPDATE binding SET account_id = 2") }
     }
@@ -58,10 +65,16 @@ struct RegistrySchemaTests {
     func triggersAndChecks() throws {
         let (store, registry) = try seeded()
         #expect(throws: DatabaseError.self) {
-            try raw(store.path, "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 2, 1, 0, 'cli')")
+            try raw(
+                store.path,
+                "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 2, 1, 0, 'cli')"
+            )
         }
         #expect(throws: DatabaseError.self) {
-            try raw(store.path, "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'fax')")
+            try raw(
+                store.path,
+                "INSERT INTO binding (device_row, account_id, home_id, bound_at, source) VALUES (1, 1, 1, 0, 'fax')"
+            )
         }
         #expect(throws: DatabaseError.self) {
             try raw(
@@ -77,10 +90,14 @@ struct RegistrySchemaTests {
         }
         _ = try registry.createToken(home: "home")
         try raw(store.path, "UPDATE pairing_token SET used_at = created_at, used_by_device = 1")
-        #expect(throws: DatabaseError.self) { try raw(store.path, "UPDATE pairing_token SET used_at = NULL, used_by_device = NULL") }
+        #expect(throws: DatabaseError.self) {
+            try raw(store.path, "UPDATE pairing_token SET used_at = NULL, used_by_device = NULL")
+        }
         #expect(throws: DatabaseError.self) { try raw(store.path, "DELETE FROM audit_log") }
         #expect(throws: DatabaseError.self) { try raw(store.path, "UPDATE audit_log SET event = 'bind'") }
-        #expect(throws: DatabaseError.self) { try raw(store.path, "UPDATE account SET role = 'guest' WHERE name = 'alice'") }
+        #expect(throws: DatabaseError.self) {
+            try raw(store.path, "UPDATE account SET role = 'guest' WHERE name = 'alice'")
+        }
     }
 
     @Test("A bind waiting on another writer's lock fails with TIMEOUT within its budget and binds nothing")
