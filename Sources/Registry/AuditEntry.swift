@@ -13,4 +13,9 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     public var `operator`: String?
     public var code: String?
     public var detail: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId"
+        case id, at, event, imei, account, home, source, `operator`, code, detail
+    }
 }

@@ -10,4 +10,9 @@ public struct BindingRecord: Sendable, Equatable, Codable {
     public var boundAt: Date
     public var source: BindingSource
     public var `operator`: String?
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId"
+        case imei, account, home, boundAt, source, `operator`
+    }
 }

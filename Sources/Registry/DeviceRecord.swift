@@ -15,4 +15,10 @@ public struct DeviceRecord: Sendable, Equatable, Codable {
     public var labelCode: String
     public var registeredAt: Date
     public var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "deviceId"
+        case productID = "productId"
+        case imei, imsi, iccid, manufacturer, model, firmware, labelCode, registeredAt, updatedAt
+    }
 }

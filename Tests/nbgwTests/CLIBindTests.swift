@@ -96,7 +96,7 @@ struct CLIBindTests {
         let list = try cli.run("bindings", "list", "--json")
         let rows = list.json["bindings"] as? [[String: Any]] ?? []
         #expect(rows.count == 1)
-        #expect(rows.first?["deviceID"] as? String == id)
+        #expect(rows.first?["deviceId"] as? String == id)
         #expect(rows.first?["account"] as? String == "alice")
         #expect(rows.first?["source"] as? String == "cli")
         let bobs = try cli.run("bindings", "list", "--account", "bob", "--json").json["bindings"] as? [Any]
