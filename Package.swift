@@ -22,11 +22,12 @@ let package = Package(
         .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
         .target(name: "ATKit"),
 
-        // Layer 1: the SQLite registry (GRDB on the system libsqlite3).
+        // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "Registry",
             dependencies: [
-                "DeviceIdentity", "Pairing",
+                "DeviceIdentity", "Pairing", "CSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# libsqlite3-dev: GRDB links the system SQLite. sqlite3: the benchmark's baseline and for inspecting stores.
-packages=(libsqlite3-dev sqlite3 pkg-config)
+# libsqlite3-dev: GRDB and CSQLite link the system SQLite. sqlite3 and time: the benchmarks (baseline,
+# peak RSS) and inspecting stores.
+packages=(libsqlite3-dev sqlite3 pkg-config time)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -31,21 +31,30 @@ public struct EmbeddedCloud: CloudService {
 
     public func resolve(_ payload: QRPayload) async throws(NBGWError) -> QRPayload {
         guard case .label(let label) = payload else { return payload }
-        guard label.base.lowercased() == labelBase.lowercased() else {
-            throw NBGWError(
-                .qrProtocolNotRecognized,
-                "label \(label.url.escapedForDisplay()) was not issued by this gateway's embedded cloud "
-                    + "(its labels start with \(labelBase)); resolve it with the cloud that issued it"
-            )
-        }
-        guard let device = try registry.device(labelCode: label.code) else {
-            throw NBGWError(
-                .unknownDevice,
-                "label code \(label.code.escapedForDisplay()) names no registered device; register the module first"
-            )
-        }
+        guard issued(label) else { throw foreignLabel(label) }
+        guard let device = try registry.device(labelCode: label.code) else { throw EmbeddedCloud.unknownLabel(label) }
         return .nbBind(
             NBBindPayload(deviceID: try EmbeddedCloud.deviceID(device.deviceID), origin: .label, labelURL: label.url)
+        )
+    }
+
+    /// Whether this cloud issued `label` (its base is ours); only then does the store know its code.
+    public func issued(_ label: LabelReference) -> Bool {
+        label.base.lowercased() == labelBase.lowercased()
+    }
+
+    public func foreignLabel(_ label: LabelReference) -> NBGWError {
+        NBGWError(
+            .qrProtocolNotRecognized,
+            "label \(label.url.escapedForDisplay()) was not issued by this gateway's embedded cloud "
+                + "(its labels start with \(labelBase)); resolve it with the cloud that issued it"
+        )
+    }
+
+    public static func unknownLabel(_ label: LabelReference) -> NBGWError {
+        NBGWError(
+            .unknownDevice,
+            "label code \(label.code.escapedForDisplay()) names no registered device; register the module first"
         )
     }
 

@@ -14,6 +14,12 @@ import Foundation
 /// ever echoed through ``Swift/String/escapedForDisplay(limit:)``.
 public enum QRPayloadParser {
     public static func parse(_ raw: String) throws(NBGWError) -> QRPayload {
+        if let payload = fastParse(raw) { return payload }
+        return try fullParse(raw)
+    }
+
+    /// The general parser; ``fastParse(_:)`` answers the common shapes identically without Foundation.
+    static func fullParse(_ raw: String) throws(NBGWError) -> QRPayload {
         let text = try sanitize(raw)
         if text.hasPrefix("{") {
             return try parseJSON(text)

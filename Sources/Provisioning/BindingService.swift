@@ -42,10 +42,7 @@ public struct BindingService: Sendable {
         case .nbBind(let nb):
             deviceID = nb.deviceID
         case .matter:
-            throw NBGWError(
-                .notNBDevice,
-                "QR is a Matter onboarding code, not an NB-IoT device; commission it with a Matter controller"
-            )
+            throw NBGWError.matterIsNotNB
         case .label(let label):
             throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) could not be resolved")
         }

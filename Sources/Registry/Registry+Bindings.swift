@@ -65,158 +65,43 @@ extension Registry {
 
     static func bindRules(_ db: Database, _ command: BindCommand, now: Int64) throws -> BindOutcome {
         let device = command.deviceID.rawValue
-        guard
-            let account = try Row.fetchOne(
+        let facts = try gatherFacts(db, command)
+        let decision = try BindingRules.evaluate(facts.facts, nowMillis: now)
+        let imei = facts.facts.device?.imei ?? ""
+        if decision == .unchanged {
+            let existing = try Row.fetchOne(
                 db,
-                sql: "SELECT id, role FROM account WHERE name = ?",
-                arguments: [command.account]
-            )
-        else {
-            throw NBGWError(
-                .unknownAccount,
-                "no account \(command.account.escapedForDisplay()); create it with "
-                    + "`nbgw accounts add NAME --role owner`"
-            )
-        }
-        let accountID: Int64 = account["id"]
-        guard account["role"] as String == Account.Role.owner.rawValue else {
-            throw NBGWError(
-                .guestNotAllowedStrongBind,
-                "account \(command.account.escapedForDisplay()) is a guest and cannot strong-bind device \(device); "
-                    + "bind it with the home owner's account"
-            )
-        }
-        guard
-            let home = try Row.fetchOne(
-                db,
-                sql: "SELECT id, owner_account_id FROM home WHERE name = ?",
-                arguments: [command.home]
-            )
-        else {
-            throw NBGWError(
-                .unknownHome,
-                "no home \(command.home.escapedForDisplay()); list homes with `nbgw homes list`"
-            )
-        }
-        let homeID: Int64 = home["id"]
-        guard home["owner_account_id"] as Int64 == accountID else {
-            throw NBGWError(
-                .homeAccessDenied,
-                "home \(command.home.escapedForDisplay()) does not belong to account "
-                    + "\(command.account.escapedForDisplay()); bind into one of its own homes"
-            )
-        }
-        guard
-            let deviceRow = try Row.fetchOne(
-                db,
-                sql: "SELECT id, imei, product_id FROM device WHERE device_id = ?",
-                arguments: [device]
-            )
-        else {
-            throw NBGWError(
-                .unknownDevice,
-                "device \(device) is not registered; the module must register first "
-                    + "(`nbgw devices register --imei IMEI`, or plug it into the gateway)"
-            )
-        }
-        let deviceRowID: Int64 = deviceRow["id"]
-        let imei: String = deviceRow["imei"]
-        if let existing = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT b.account_id, b.home_id, b.bound_at, b.source, b.operator, h.name AS home
-                FROM binding b JOIN home h ON h.id = b.home_id WHERE b.device_row = ?
-                """,
-            arguments: [deviceRowID]
-        ) {
-            if existing["account_id"] as Int64 == accountID, existing["home_id"] as Int64 == homeID {
-                return BindOutcome(
-                    status: .unchanged,
-                    binding: BindingRecord(
-                        deviceID: device,
-                        imei: imei,
-                        account: command.account,
-                        home: command.home,
-                        boundAt: Date(millis: existing["bound_at"]),
-                        source: BindingSource(rawValue: existing["source"]) ?? .cli,
-                        operator: existing["operator"]
-                    )
+                sql: "SELECT bound_at, source, operator FROM binding WHERE device_row = ?",
+                arguments: [facts.deviceRow]
+            )!
+            return BindOutcome(
+                status: .unchanged,
+                binding: BindingRecord(
+                    deviceID: device,
+                    imei: imei,
+                    account: command.account,
+                    home: command.home,
+                    boundAt: Date(millis: existing["bound_at"]),
+                    source: BindingSource(rawValue: existing["source"]) ?? .cli,
+                    operator: existing["operator"]
                 )
-            }
-            let sameAccount = existing["account_id"] as Int64 == accountID
-            throw NBGWError(
-                .deviceAlreadyBound,
-                sameAccount
-                    ? "device \(device) (IMEI \(imei)) is already bound to this account in home "
-                        + "\((existing["home"] as String).escapedForDisplay()); `nbgw unbind \(device)` first to move it"
-                    : "device \(device) (IMEI \(imei)) is already bound to another account; the owner must unbind it "
-                        + "(`nbgw unbind \(device)`) before it can be bound again"
             )
         }
-        let allowed = try String.fetchAll(
-            db,
-            sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
-            arguments: [homeID]
-        )
-        let product: String? = deviceRow["product_id"]
-        if !allowed.isEmpty, !allowed.contains(product ?? "") {
-            throw NBGWError(
-                .productNotAllowed,
-                "device \(device) is product \(product.map { $0.escapedForDisplay() } ?? "(none)"), not allowed in home "
-                    + "\(command.home.escapedForDisplay()) (allowed: \(allowed.joined(separator: ", "))); "
-                    + "bind it into another home"
-            )
-        }
-        let tokenID: Int64
-        if let token = command.token {
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: "SELECT id, home_id, expires_at, used_at FROM pairing_token WHERE token = ?",
-                    arguments: [token]
-                )
-            else {
-                throw NBGWError(
-                    .tokenInvalid,
-                    "pairing token not found; create one with `nbgw token create --home \(command.home)`"
-                )
-            }
-            guard row["home_id"] as Int64 == homeID else {
-                throw NBGWError(
-                    .tokenInvalid,
-                    "pairing token was issued for another home, not \(command.home.escapedForDisplay()); "
-                        + "create one with `nbgw token create --home \(command.home)`"
-                )
-            }
-            if row["used_at"] as Int64? != nil {
-                throw NBGWError(
-                    .tokenExpired,
-                    "pairing token was already used by another bind (tokens die once used); create a new one with "
-                        + "`nbgw token create --home \(command.home)`"
-                )
-            }
-            guard now <= row["expires_at"] as Int64 else {
-                throw NBGWError(
-                    .tokenExpired,
-                    "pairing token expired (valid \(BindingRules.pairingTokenLifetime.components.seconds / 60) "
-                        + "minutes); create a new one with `nbgw token create --home \(command.home)`"
-                )
-            }
-            tokenID = row["id"]
-        } else {
-            tokenID = try insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator)
-                .rowID
-        }
+        let accountID = facts.facts.account!.id
+        let homeID = facts.facts.home!.id
+        let tokenID =
+            try facts.tokenRow
+            ?? insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator).rowID
         try db.execute(
             sql: "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?",
-            arguments: [now, deviceRowID, tokenID]
+            arguments: [now, facts.deviceRow, tokenID]
         )
         try db.execute(
             sql: """
                 INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [deviceRowID, accountID, homeID, tokenID, now, command.source.rawValue, command.operator]
+            arguments: [facts.deviceRow, accountID, homeID, tokenID, now, command.source.rawValue, command.operator]
         )
         try appendAudit(
             db,
@@ -242,6 +127,77 @@ extension Registry {
                 operator: command.operator
             )
         )
+    }
+
+    /// Reads the facts ``BindingRules/evaluate(_:nowMillis:)`` decides on, inside the bind's transaction.
+    static func gatherFacts(
+        _ db: Database,
+        _ command: BindCommand
+    ) throws
+        -> (facts: BindFacts, deviceRow: Int64?, tokenRow: Int64?)
+    {
+        let account = try Row.fetchOne(
+            db,
+            sql: "SELECT id, role FROM account WHERE name = ?",
+            arguments: [command.account]
+        ).map { BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue) }
+        let home = try Row.fetchOne(
+            db,
+            sql: "SELECT id, owner_account_id FROM home WHERE name = ?",
+            arguments: [command.home]
+        ).map { row in
+            BindFacts.HomeFacts(
+                id: row["id"],
+                ownerAccountID: row["owner_account_id"],
+                allowedProducts: try String.fetchAll(
+                    db,
+                    sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
+                    arguments: [row["id"] as Int64]
+                )
+            )
+        }
+        let deviceRow = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT d.id, d.imei, d.product_id, b.account_id, b.home_id, h.name AS home
+                FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
+                WHERE d.device_id = ?
+                """,
+            arguments: [command.deviceID.rawValue]
+        )
+        var token = BindFacts.TokenFacts.notGiven
+        var tokenRow: Int64?
+        if let given = command.token {
+            if let row = try Row.fetchOne(
+                db,
+                sql: "SELECT id, home_id, expires_at, used_at FROM pairing_token WHERE token = ?",
+                arguments: [given]
+            ) {
+                token = .found(
+                    homeID: row["home_id"],
+                    expiresAtMillis: row["expires_at"],
+                    used: row["used_at"] as Int64? != nil
+                )
+                tokenRow = row["id"]
+            } else {
+                token = .unknown
+            }
+        }
+        let facts = BindFacts(
+            deviceID: command.deviceID.rawValue,
+            accountName: command.account,
+            homeName: command.home,
+            account: account,
+            home: home,
+            device: deviceRow.map { BindFacts.DeviceFacts(imei: $0["imei"], productID: $0["product_id"]) },
+            existing: deviceRow.flatMap { row in
+                (row["account_id"] as Int64?).map {
+                    BindFacts.ExistingBinding(accountID: $0, homeID: row["home_id"], homeName: row["home"])
+                }
+            },
+            token: token
+        )
+        return (facts, deviceRow?["id"], tokenRow)
     }
 
     /// Records a refused bind in the audit log (its own small transaction: the refused one rolled back).

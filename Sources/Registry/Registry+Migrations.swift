@@ -10,6 +10,9 @@ extension Registry {
         migrator.registerMigration("v1-foundation") { db in
             try db.execute(sql: v1Foundation)
         }
+        migrator.registerMigration("v2-batch-jobs") { db in
+            try db.execute(sql: v2BatchJobs)
+        }
         return migrator
     }
 

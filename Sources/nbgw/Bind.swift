@@ -7,12 +7,16 @@ import Registry
 struct Bind: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bind",
-        abstract: "Bind the NB-IoT device a scanned QR names to an account's home (strong binding).",
+        abstract: "Bind the NB-IoT device a scanned QR names (or every row of a CSV) to an account's home.",
         discussion: """
             Rules: the account must be an owner of the home; a device bound to one account cannot be bound \
-            to another until it is unbound; binding again to the same account and home prints `unchanged`. \
+            to another until it is unbound; binding again to the same account and home is `unchanged`. \
             A pairing token (nbgw token create) is valid 10 minutes and dies with the bind it is used for; \
             without --token one is issued for this bind.
+
+            --csv FILE binds every row: columns by header name, `qr` required, `account`, `home` (else \
+            --account/--home), `ref`/`note` carried into the report (default FILE.report.csv). Rows commit \
+            in chunks with the job's progress: after a crash or Ctrl-C, run the same command to resume.
             """
     )
 
@@ -20,13 +24,16 @@ struct Bind: AsyncParsableCommand {
     @OptionGroup var who: OperatorOption
 
     @Option(help: "The QR payload exactly as scanned.")
-    var qr: String
+    var qr: String?
 
-    @Option(help: "The owner account to bind to.")
-    var account: String
+    @Option(help: "A CSV file of scanned payloads (header: qr[,account,home,ref,note]).")
+    var csv: String?
 
-    @Option(help: "The home (space) to bind into.")
-    var home: String
+    @Option(help: "The owner account to bind to (for --csv: rows without an account column value).")
+    var account: String?
+
+    @Option(help: "The home (space) to bind into (for --csv: rows without a home column value).")
+    var home: String?
 
     @Option(help: "A pairing token from `nbgw token create --home HOME`.")
     var token: String?
@@ -34,7 +41,34 @@ struct Bind: AsyncParsableCommand {
     @Option(help: "Activation timeout in seconds.")
     var timeout: Double = 120
 
+    @Option(help: "--csv: where to write the per-row report (default: FILE.report.csv).")
+    var report: String?
+
+    @Flag(name: .customLong("dry-run"), help: "--csv: validate every row against the store, write only the report.")
+    var dryRun = false
+
+    @Flag(help: "--csv: abandon an unfinished job for this file and start over.")
+    var restart = false
+
+    @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction (default 5000).")
+    var chunkSize: Int = 5000
+
     func validate() throws {
+        guard (qr == nil) != (csv == nil) else {
+            throw ValidationError("give exactly one of --qr PAYLOAD or --csv FILE")
+        }
+        if qr != nil {
+            guard account != nil, home != nil else { throw ValidationError("--qr needs --account and --home") }
+            guard report == nil, !dryRun, !restart else {
+                throw ValidationError("--report, --dry-run and --restart go with --csv")
+            }
+        }
+        guard (1...1_000_000).contains(chunkSize) else {
+            throw ValidationError("--chunk-size must be between 1 and 1000000")
+        }
+        if csv != nil, token != nil {
+            throw ValidationError("--token binds one device; it cannot be used with --csv")
+        }
         guard timeout > 0, timeout <= 3600 else {
             throw ValidationError("--timeout must be between 0 and 3600 seconds")
         }
@@ -52,13 +86,17 @@ struct Bind: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let csv {
+            try await runBatch(csv)
+            return
+        }
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
             let service = BindingService(cloud: store.cloud(registry), registry: registry)
             let outcome = try await service.bind(
-                qr: qr,
-                account: account,
-                home: home,
+                qr: qr!,
+                account: account!,
+                home: home!,
                 token: token,
                 source: .cli,
                 operator: who.resolved,

@@ -1,0 +1,113 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The per-row report: `line,status,code,message,device_id,ref,note`, one row per input data line.
+///
+/// Rows of a chunk are buffered and written before the chunk commits; the job records the
+/// report's length at each commit, and a resumed job truncates the report back to it, so a row
+/// is in the report exactly when its chunk is in the store.
+final class BatchReportWriter {
+    static let header = "line,status,code,message,device_id,ref,note\n"
+
+    let path: String
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    private(set) var committedLength: Int64
+
+    /// Opens the report; `resumeAt` truncates to a committed length, nil starts a fresh report.
+    init(path: String, resumeAt: Int64?) throws {
+        self.path = path
+        fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw BatchReportError(path: path, reason: String(cString: strerror(errno)))
+        }
+        pending.reserveCapacity(1 << 20)
+        if let resumeAt, resumeAt > 0 {
+            committedLength = resumeAt
+            guard ftruncate(fd, off_t(resumeAt)) == 0 else {
+                throw BatchReportError(path: path, reason: String(cString: strerror(errno)))
+            }
+            lseek(fd, off_t(resumeAt), SEEK_SET)
+        } else {
+            committedLength = 0
+            _ = ftruncate(fd, 0)
+            pending.append(contentsOf: BatchReportWriter.header.utf8)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func append(line: Int, status: String, code: String, message: String, deviceID: String, ref: String, note: String) {
+        appendNumber(line)
+        pending.append(0x2C)
+        pending.append(contentsOf: status.utf8)
+        pending.append(0x2C)
+        pending.append(contentsOf: code.utf8)
+        pending.append(0x2C)
+        appendField(message)
+        pending.append(0x2C)
+        appendField(deviceID)
+        pending.append(0x2C)
+        appendField(ref)
+        pending.append(0x2C)
+        appendField(note)
+        pending.append(0x0A)
+    }
+
+    private func appendNumber(_ value: Int) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            repeat {
+                raw[count] = UInt8(0x30 + rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 && count < 12
+            for index in stride(from: count - 1, through: 0, by: -1) { pending.append(raw[index]) }
+        }
+    }
+
+    /// RFC 4180 quoting when the value needs it; values are printed as-is otherwise.
+    private func appendField(_ value: String) {
+        let utf8 = value.utf8
+        if !utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
+            pending.append(contentsOf: utf8)
+            return
+        }
+        pending.append(0x22)
+        for byte in utf8 {
+            if byte == 0x22 { pending.append(0x22) }
+            pending.append(byte)
+        }
+        pending.append(0x22)
+    }
+
+    /// Writes the buffered rows; returns the report's length once they are on file.
+    func flush() throws -> Int64 {
+        var offset = 0
+        while offset < pending.count {
+            let written = pending.withUnsafeBytes { raw in
+                write(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw BatchReportError(path: path, reason: String(cString: strerror(errno)))
+            }
+            offset += written
+        }
+        committedLength += Int64(pending.count)
+        pending.removeAll(keepingCapacity: true)
+        return committedLength
+    }
+}
+
+struct BatchReportError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "cannot write the report \(path): \(reason)" }
+}

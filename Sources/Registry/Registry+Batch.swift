@@ -1,0 +1,374 @@
+import Foundation
+import GRDB
+import Pairing
+
+extension Registry {
+    /// Where a batch's input is and what it defaults to; identifies the job to resume.
+    public struct BatchInput: Sendable {
+        public var path: String
+        public var size: Int64
+        public var mtimeNanoseconds: Int64
+        public var reportPath: String
+        public var defaultAccount: String?
+        public var defaultHome: String?
+        public var `operator`: String?
+        /// Where the first data record starts (just after the header) and its physical line.
+        public var firstRecordOffset: Int64
+        public var firstRecordLine: Int
+
+        public init(
+            path: String,
+            size: Int64,
+            mtimeNanoseconds: Int64,
+            reportPath: String,
+            defaultAccount: String?,
+            defaultHome: String?,
+            operator: String?,
+            firstRecordOffset: Int64,
+            firstRecordLine: Int
+        ) {
+            self.path = path
+            self.size = size
+            self.mtimeNanoseconds = mtimeNanoseconds
+            self.reportPath = reportPath
+            self.defaultAccount = defaultAccount
+            self.defaultHome = defaultHome
+            self.operator = `operator`
+            self.firstRecordOffset = firstRecordOffset
+            self.firstRecordLine = firstRecordLine
+        }
+    }
+
+    /// Runs a batch on the store's writer connection. The body drives transactions through the
+    /// ``BatchWriter`` (one per chunk; for a dry run, one for everything, rolled back at the end).
+    public func withBatchWriter<T>(dryRun: Bool, _ body: (BatchWriter) throws -> T) throws(NBGWError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                let writer = try BatchWriter(db: db, registry: self, dryRun: dryRun)
+                defer { writer.rollbackIfOpen() }
+                return try body(writer)
+            }
+        } catch {
+            throw Registry.storeError(error, path: path)
+        }
+    }
+}
+
+/// The batch hot path: prepared statements reused for every row, cached account and home facts,
+/// and chunk transactions that commit the rows together with the job's progress.
+public final class BatchWriter {
+    let db: Database
+    let registry: Registry
+    public let dryRun: Bool
+    private var inTransaction = false
+    private var accounts: [String: BindFacts.AccountFacts?] = [:]
+    private var homes: [String: (BindFacts.HomeFacts, String)?] = [:]
+    private let deviceByID: PreparedStatement
+    private let deviceByLabel: PreparedStatement
+    private let insertSeen: PreparedStatement
+    private let insertBindings: PreparedStatement
+    private let insertAudits: PreparedStatement
+    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``).
+    private var pendingSeen: [UInt8] = []
+    private var pendingBinds: [UInt8] = []
+    /// Devices met in the current chunk (not yet in batch_job_device) → their first line.
+    private var chunkSeen: [Int64: Int] = [:]
+    private var chunkNow: Int64 = 0
+    private var chunkOperator: String?
+    private var jobID: Int64 = 0
+
+    /// What the store knows about the device a row names.
+    public struct DeviceLookup {
+        public var row: Int64
+        public var deviceID: String
+        public var facts: BindFacts.DeviceFacts
+        public var existing: BindFacts.ExistingBinding?
+        /// The line of this job that named the device before, from committed chunks.
+        var firstLine: Int?
+    }
+
+    init(db: Database, registry: Registry, dryRun: Bool) throws {
+        self.db = db
+        self.registry = registry
+        self.dryRun = dryRun
+        let select = """
+            SELECT d.id, d.device_id, d.imei, d.product_id, b.account_id, b.home_id, h.name, s.line
+            FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
+            LEFT JOIN batch_job_device s ON s.job_id = ?2 AND s.device_row = d.id
+            """
+        deviceByID = try PreparedStatement(db, sql: select + " WHERE d.device_id = ?1")
+        deviceByLabel = try PreparedStatement(db, sql: select + " WHERE d.label_code = ?1")
+        // Why set-wise writes: per-row INSERTs cost more in statement overhead than in SQL work;
+        // one statement per chunk over a JSON array (json_each) does the same inserts, and the
+        // schema's triggers and foreign keys still check every row.
+        insertSeen = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO batch_job_device (job_id, device_row, line)
+                SELECT ?1, value ->> 0, value ->> 1 FROM json_each(?2)
+                """
+        )
+        insertBindings = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
+                SELECT value ->> 0, value ->> 1, value ->> 2, NULL, ?1, 'csv', ?2 FROM json_each(?3)
+                """
+        )
+        insertAudits = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, detail)
+                SELECT ?1, 'bind', value ->> 4, value ->> 5, value ->> 6, value ->> 7, 'csv', ?2,
+                    'job#' || ?3 || ' line ' || (value ->> 3)
+                FROM json_each(?4)
+                """
+        )
+    }
+
+    /// Wall-clock milliseconds from the registry's injected clock.
+    public func nowMillis() -> Int64 { registry.nowMillis() }
+
+    public func begin() throws {
+        guard !inTransaction else { return }
+        // IMMEDIATE: take the write lock up front (see Registry.write); the busy timeout applies.
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        inTransaction = true
+    }
+
+    func rollbackIfOpen() {
+        pendingSeen.removeAll()
+        pendingBinds.removeAll()
+        chunkSeen.removeAll()
+        if inTransaction {
+            try? db.execute(sql: "ROLLBACK")
+            inTransaction = false
+        }
+    }
+
+    /// Finds the unfinished job for this input (to resume it) or starts a new one.
+    /// A changed input file with an unfinished job is refused unless `restart` abandons the old job.
+    public func openJob(_ input: Registry.BatchInput, restart: Bool) throws -> BatchJob {
+        let ownTransaction = !inTransaction
+        if ownTransaction { try begin() }
+        let now = nowMillis()
+        if let row = try Row.fetchOne(
+            db,
+            sql: "SELECT * FROM batch_job WHERE input_path = ? AND finished_at IS NULL AND abandoned_at IS NULL",
+            arguments: [input.path]
+        ) {
+            let sameFile =
+                row["input_size"] as Int64 == input.size && row["input_mtime_ns"] as Int64 == input.mtimeNanoseconds
+            if sameFile && !restart {
+                jobID = row["id"]
+                if ownTransaction { try commit() }
+                return BatchWriter.job(row, resumed: true)
+            }
+            if !sameFile && !restart {
+                rollbackIfOpen()
+                throw NBGWError(
+                    .invalidArgument,
+                    "batch job #\(row["id"] as Int64) for \(input.path) stopped at line \(row["next_line"] as Int64) "
+                        + "but the file has changed since (size or modification time); restore the file to resume, "
+                        + "or pass --restart to abandon that job and start over"
+                )
+            }
+            try db.execute(
+                sql: "UPDATE batch_job SET abandoned_at = ?, updated_at = ? WHERE id = ?",
+                arguments: [now, now, row["id"] as Int64]
+            )
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO batch_job (input_path, input_size, input_mtime_ns, report_path, default_account,
+                    default_home, operator, started_at, updated_at, next_offset, next_line)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                input.path, input.size, input.mtimeNanoseconds, input.reportPath, input.defaultAccount,
+                input.defaultHome, input.operator, now, now, input.firstRecordOffset, input.firstRecordLine,
+            ]
+        )
+        jobID = db.lastInsertedRowID
+        let row = try Row.fetchOne(db, sql: "SELECT * FROM batch_job WHERE id = ?", arguments: [jobID])!
+        if ownTransaction { try commit() }
+        return BatchWriter.job(row, resumed: false)
+    }
+
+    static func job(_ row: Row, resumed: Bool) -> BatchJob {
+        let codes = (row["failures_by_code"] as String).data(using: .utf8).flatMap {
+            try? JSONDecoder().decode([String: Int].self, from: $0)
+        }
+        return BatchJob(
+            id: row["id"],
+            inputPath: row["input_path"],
+            inputSize: row["input_size"],
+            inputMtimeNanoseconds: row["input_mtime_ns"],
+            reportPath: row["report_path"],
+            defaultAccount: row["default_account"],
+            defaultHome: row["default_home"],
+            nextOffset: row["next_offset"],
+            nextLine: row["next_line"],
+            reportOffset: row["report_offset"],
+            rowsDone: row["rows_done"],
+            bound: row["bound"],
+            unchanged: row["unchanged"],
+            failed: row["failed"],
+            failuresByCode: codes ?? [:],
+            resumed: resumed
+        )
+    }
+
+    public func account(_ name: String) throws -> BindFacts.AccountFacts? {
+        if let cached = accounts[name] { return cached }
+        let facts = try Row.fetchOne(db, sql: "SELECT id, role FROM account WHERE name = ?", arguments: [name]).map {
+            BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue)
+        }
+        accounts[name] = facts
+        return facts
+    }
+
+    public func home(_ name: String) throws -> BindFacts.HomeFacts? {
+        if let cached = homes[name] { return cached?.0 }
+        let facts = try Row.fetchOne(db, sql: "SELECT id, owner_account_id FROM home WHERE name = ?", arguments: [name])
+            .map { row in
+                BindFacts.HomeFacts(
+                    id: row["id"],
+                    ownerAccountID: row["owner_account_id"],
+                    allowedProducts: try String.fetchAll(
+                        db,
+                        sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
+                        arguments: [row["id"] as Int64]
+                    )
+                )
+            }
+        homes[name] = facts.map { ($0, name) }
+        return facts
+    }
+
+    public func device(id: String) throws -> DeviceLookup? {
+        try lookup(deviceByID, id)
+    }
+
+    public func device(labelCode: String) throws -> DeviceLookup? {
+        try lookup(deviceByLabel, labelCode)
+    }
+
+    private func lookup(_ statement: PreparedStatement, _ key: String) throws -> DeviceLookup? {
+        defer { statement.reset() }
+        statement.bind(1, key)
+        statement.bind(2, jobID)
+        guard try statement.step() else { return nil }
+        return DeviceLookup(
+            row: statement.int64(0),
+            deviceID: statement.string(1) ?? "",
+            facts: BindFacts.DeviceFacts(imei: statement.string(2) ?? "", productID: statement.string(3)),
+            existing: statement.isNull(4)
+                ? nil
+                : BindFacts.ExistingBinding(
+                    accountID: statement.int64(4),
+                    homeID: statement.int64(5),
+                    homeName: statement.string(6) ?? ""
+                ),
+            firstLine: statement.isNull(7) ? nil : Int(statement.int64(7))
+        )
+    }
+
+    /// Records that `line` names the device; returns the earlier line when the file named it before
+    /// (in a committed chunk of this job, or earlier in this chunk).
+    public func firstLine(ofDuplicate device: DeviceLookup, line: Int) -> Int? {
+        if let first = device.firstLine ?? chunkSeen[device.row] { return first }
+        chunkSeen[device.row] = line
+        appendElement(&pendingSeen) { json in
+            json.number(device.row)
+            json.number(Int64(line))
+        }
+        return nil
+    }
+
+    /// Queues the binding and its audit row (source `csv`) for the chunk's set-wise insert.
+    public func bind(
+        _ device: DeviceLookup,
+        account: BindFacts.AccountFacts,
+        accountName: String,
+        home: BindFacts.HomeFacts,
+        homeName: String,
+        operator: String?,
+        line: Int,
+        now: Int64
+    ) {
+        chunkNow = now
+        chunkOperator = `operator`
+        appendElement(&pendingBinds) { json in
+            json.number(device.row)
+            json.number(account.id)
+            json.number(home.id)
+            json.number(Int64(line))
+            json.string(device.deviceID)
+            json.string(device.facts.imei)
+            json.string(accountName)
+            json.string(homeName)
+        }
+    }
+
+    private func appendElement(_ array: inout [UInt8], _ body: (inout JSONArrayWriter) -> Void) {
+        array.append(array.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
+        var writer = JSONArrayWriter(bytes: array)
+        array = []
+        writer.bytes.append(UInt8(ascii: "["))
+        body(&writer)
+        writer.bytes.append(UInt8(ascii: "]"))
+        array = writer.bytes
+    }
+
+    /// Applies the chunk's queued writes. A trigger refusing a row here means the Swift rules and
+    /// the schema disagree: the chunk rolls back and the batch stops with the store's reason.
+    func flushWrites() throws {
+        if !pendingSeen.isEmpty {
+            pendingSeen.append(UInt8(ascii: "]"))
+            insertSeen.bind(1, jobID)
+            insertSeen.bind(2, String(decoding: pendingSeen, as: UTF8.self))
+            try insertSeen.run()
+        }
+        if !pendingBinds.isEmpty {
+            pendingBinds.append(UInt8(ascii: "]"))
+            let json = String(decoding: pendingBinds, as: UTF8.self)
+            insertBindings.bind(1, chunkNow)
+            insertBindings.bind(2, chunkOperator)
+            insertBindings.bind(3, json)
+            try insertBindings.run()
+            insertAudits.bind(1, chunkNow)
+            insertAudits.bind(2, chunkOperator)
+            insertAudits.bind(3, jobID)
+            insertAudits.bind(4, json)
+            try insertAudits.run()
+        }
+        pendingSeen.removeAll(keepingCapacity: true)
+        pendingBinds.removeAll(keepingCapacity: true)
+        chunkSeen.removeAll(keepingCapacity: true)
+    }
+
+    /// Commits the chunk with the job's progress, so rows and progress can never disagree.
+    public func commitChunk(_ job: BatchJob, finished: Bool) throws {
+        try flushWrites()
+        let codes = String(decoding: try JSONEncoder().encode(job.failuresByCode), as: UTF8.self)
+        let now = nowMillis()
+        try db.execute(
+            sql: """
+                UPDATE batch_job SET next_offset = ?, next_line = ?, report_offset = ?, rows_done = ?, bound = ?,
+                    unchanged = ?, failed = ?, failures_by_code = ?, updated_at = ?, finished_at = ?
+                WHERE id = ?
+                """,
+            arguments: [
+                job.nextOffset, job.nextLine, job.reportOffset, job.rowsDone, job.bound, job.unchanged, job.failed,
+                codes, now, finished ? now : nil, jobID,
+            ]
+        )
+        if !dryRun { try commit() }
+    }
+
+    private func commit() throws {
+        try db.execute(sql: "COMMIT")
+        inTransaction = false
+    }
+}

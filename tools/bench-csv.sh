@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmark of `nbgw bind --csv` (release build) against two baselines measured in the same run:
+#   - `sqlite3 .import` of the same CSV into a plain table (raw SQLite speed, no rules),
+#   - a straightforward Python sqlite3 script applying the same rules (tools/bench/python_baseline.py).
+# Usage: tools/bench-csv.sh [N]   (default 1000000). Prints rows/s, the two ratios and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n="${1:-1000000}"
+swift build -c release --product nbgw >/dev/null
+nbgw="$(swift build -c release --show-bin-path)/nbgw"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export NBGW_DB="$work/store.sqlite"
+
+"$nbgw" accounts add bench >/dev/null
+"$nbgw" homes add bench-home --owner bench >/dev/null
+# N registered devices, written straight into the store (registering 1 M modules through the CLI
+# would benchmark registration, not binding).
+sqlite3 "$NBGW_DB" <<SQL
+PRAGMA journal_mode=WAL;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $n)
+INSERT INTO device (device_id, imei, product_id, label_code, registered_at, updated_at)
+SELECT printf('nb%018d', i), printf('35%013d', i), 'meter', printf('L%011d', i), 0, 0 FROM n;
+SQL
+python3 tools/bench/gen_csv.py "$n" "$work/in.csv"
+cp "$NBGW_DB" "$work/python.sqlite"
+echo "input: $n rows, $(du -h "$work/in.csv" | cut -f1)"
+
+# 1. nbgw
+/usr/bin/time -v -o "$work/time.txt" "$nbgw" bind --csv "$work/in.csv" --account bench --home bench-home \
+    --operator bench --json >"$work/summary.json" || true
+nbgw_s=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["seconds"])' "$work/summary.json")
+rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$work/time.txt")
+wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$work/time.txt")
+
+# 2. sqlite3 .import into a plain table
+import_s=$(python3 - "$work" <<'PY'
+import subprocess, sys, time
+work = sys.argv[1]
+subprocess.run(["sqlite3", f"{work}/import.sqlite", "PRAGMA journal_mode=WAL; CREATE TABLE plain (qr TEXT, ref TEXT);"], check=True, capture_output=True)
+start = time.time()
+subprocess.run(["sqlite3", f"{work}/import.sqlite", ".import --csv --skip 1 " + f"{work}/in.csv plain"], check=True, capture_output=True)
+print(time.time() - start)
+PY
+)
+
+# 3. Python with the same rules
+py_json=$(python3 tools/bench/python_baseline.py "$work/python.sqlite" "$work/in.csv" bench bench-home)
+py_s=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["seconds"])' "$py_json")
+
+python3 - "$n" "$nbgw_s" "$import_s" "$py_s" "$rss_kb" "$work/summary.json" "$wall" <<'PY'
+import json, sys
+n, nbgw_s, import_s, py_s, rss_kb = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+summary = json.load(open(sys.argv[6]))
+rate = n / nbgw_s
+print(f"nbgw bind --csv : {rate:12,.0f} rows/s  ({nbgw_s:.2f} s in-process, {sys.argv[7]} wall)  bound={summary['bound']} failed={summary['failed']} {summary['failuresByCode']}")
+print(f"sqlite3 .import : {n / import_s:12,.0f} rows/s  ({import_s:.2f} s)   ratio nbgw/.import = {rate / (n / import_s):.2f}  (goal >= 0.35)")
+print(f"python baseline : {n / py_s:12,.0f} rows/s  ({py_s:.2f} s)   ratio nbgw/python  = {rate / (n / py_s):.2f}  (goal >= 2)")
+print(f"peak RSS        : {rss_kb / 1024:.1f} MiB  (goal < 64 MiB)")
+PY

@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""Writes the benchmark's input: N rows of scanned payloads for devices nb000…N, with a
+realistic share of bad rows (about 2%: garbage, unknown labels, Matter codes, a duplicate,
+empty qr cells, a broken quote). 90% are label URLs, 10% the parse-result JSON form."""
+import sys
+
+n = int(sys.argv[1])
+out = sys.argv[2]
+with open(out, "w", newline="") as f:
+    w = f.write
+    w("qr,ref\r\n")
+    for i in range(1, n + 1):
+        r = i % 100
+        if r == 7:
+            w(f"garbage-{i},bad\r\n")
+        elif r == 17:
+            w(f"https://nbgw.local/d/X{i:011d},unknown\r\n")
+        elif r == 27:
+            w("MT:-24J042C00KA0648G00,matter\r\n")
+        elif r == 37:
+            w(f",empty-{i}\r\n")
+        elif r == 47 and i > 1000:
+            w(f"https://nbgw.local/d/L{i - 1000:011d},dup\r\n")
+        elif r == 57:
+            w(f'"broken"quote{i},bad\r\n')
+        elif r % 10 == 3:
+            did = f"nb{i:018d}"
+            w(f'"{{""actionName"":""device_net_conn_bind_nb"",""actionData"":{{""id"":""{did}""}}}}",json{i}\r\n')
+        else:
+            w(f"https://nbgw.local/d/L{i:011d},r{i}\r\n")
