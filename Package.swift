@@ -62,6 +62,7 @@ let package = Package(
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
+        .testTarget(name: "ATKitTests", dependencies: ["ATKit"]),
         .testTarget(
             name: "RegistryTests",
             dependencies: ["Registry", "Pairing", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]

@@ -1,5 +1,5 @@
 /// The parts of a command line that matter for classifying its response (3GPP TS 27.007 §4.1,
-/// ITU-T V.250 §5.3–5.4).
+/// ITU-T V.250 basic and extended syntax).
 ///
 /// `AT+CEREG?` is the read form of `+CEREG`; `AT+CEREG=?` the test form; `AT+CEREG=2` the set form;
 /// `AT+CGMI` the action (execute) form; `ATE0`, `ATI`, `ATS3?` are basic commands. Several commands
@@ -43,13 +43,16 @@ struct ATCommandSyntax: Sendable, Hashable {
             let nameEnd = rest.dropFirst().firstIndex { !($0.isLetter || $0.isNumber || $0 == "_" || $0 == ".") }
             let name = String(rest[..<(nameEnd ?? rest.endIndex)]).uppercased()
             let tail = rest[(nameEnd ?? rest.endIndex)...]
-            let form: Form =
-                if tail.hasPrefix("=?") { .test } else if tail.hasPrefix("?") { .read } else if tail.hasPrefix("=") {
-                    .set
-                } else { .action }
-            parts.append(Part(name: name, form: form))
+            parts.append(Part(name: name, form: Self.form(of: tail)))
         }
         self.parts = parts
+    }
+
+    private static func form(of tail: Substring) -> Form {
+        if tail.hasPrefix("=?") { return .test }
+        if tail.hasPrefix("?") { return .read }
+        if tail.hasPrefix("=") { return .set }
+        return .action
     }
 
     /// Splits on `;` outside double quotes.

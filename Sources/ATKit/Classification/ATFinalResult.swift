@@ -1,5 +1,5 @@
-/// A final result code: the line that ends a command's response (3GPP TS 27.007 §4.1 / §9,
-/// ITU-T V.250 §5.7.2).
+/// A final result code: the line that ends a command's response (3GPP TS 27.007 §4.2 / §9,
+/// ITU-T V.250).
 ///
 /// Besides the V.250 codes, this covers the 27.007 §9.2 `+CME ERROR`, the 27.005 §3.2.5
 /// `+CMS ERROR`, the China Mobile OneNET `+CIS ERROR`, and the `SEND OK` / `SEND FAIL` that

@@ -2,7 +2,7 @@
 /// tell a command's own lines from URCs and noise.
 ///
 /// Normally derived from the command text (``init(command:prefixes:allowsBareText:echoes:prompt:)``
-/// with defaults), following 3GPP TS 27.007 §4.1: an extended command answers with information
+/// with defaults), following 3GPP TS 27.007 §4.2: an extended command answers with information
 /// lines named after itself (`+CEREG: ...` for `AT+CEREG?`).
 public struct ATResponseExpectation: Sendable, Hashable {
     /// The command line as sent, without its terminator.

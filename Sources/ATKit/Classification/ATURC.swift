@@ -1,4 +1,4 @@
-/// An unsolicited result code: a line the modem sent on its own (3GPP TS 27.007 §4.1), such as a
+/// An unsolicited result code: a line the modem sent on its own (3GPP TS 27.007 §4.2), such as a
 /// registration change (`+CEREG: 5`, §10.1.22), a boot marker (`RDY`) or an incoming-data notice.
 public struct ATURC: Sendable, Hashable, CustomStringConvertible {
     /// The matched pattern's key (`+CEREG`, `RDY`, `REBOOT_CAUSE_`), or for an unrecognised line the

@@ -1,4 +1,4 @@
-/// How to recognise one kind of unsolicited result code (URC), 3GPP TS 27.007 §4.1 / V.250 §5.7.
+/// How to recognise one kind of unsolicited result code (URC), 3GPP TS 27.007 §4.2.
 ///
 /// Dialects supply their own patterns on top of ``ATURCTable/ts27007Baseline``.
 public struct ATURCPattern: Sendable, Hashable, CustomStringConvertible {

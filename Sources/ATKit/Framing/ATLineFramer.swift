@@ -8,13 +8,14 @@
 ///  events:   line("+CEREG: 1") line("OK") line("F1: 0000 0000")   prompt("> ")
 /// ```
 ///
-/// Rules (3GPP TS 27.007 §4 / V.250 §5.7.1 frame results as `<CR><LF>text<CR><LF>`, but real modems
+/// Rules (3GPP TS 27.007 §4.2 and V.250 frame responses as `<CR><LF>text<CR><LF>`, but real modems
 /// bend that, see `docs/at-dialects.md` §3):
 /// - Any run of CR and LF ends a line, whatever the order: MT2625 (BC66) boot text uses LF-CR, echo is
 ///   `AT\r` followed by `\r\n`, some BC66 firmware echoes `AT\r` with no LF. Empty lines are dropped.
 /// - Other control bytes (NUL, XON/XOFF, Ctrl-Z, ESC, DEL...) are dropped, and invalid UTF-8 is
-///   decoded lossily: after a reset SIM7080 can emit PPP frame junk, BC95 emits NULs while waking;
-///   none of that may crash the reader or glue itself onto the next line.
+///   decoded lossily (U+FFFD); a line left with nothing but undecodable bytes is dropped. After a
+///   reset SIM7080 can emit PPP frame junk, BC95 emits NULs while waking; none of that may crash the
+///   reader or glue itself onto the next line.
 /// - A prompt in ``prompts`` is reported as soon as it is the whole content since the start of the
 ///   line, without waiting for a terminator the modem will never send.
 /// - Lines are bounded by ``maxLineLength`` bytes: the excess is discarded up to the next
@@ -98,7 +99,13 @@ public struct ATLineFramer: Sendable {
     private mutating func takeLine() -> ATLine? {
         defer { reset() }
         guard !pending.isEmpty else { return nil }
-        return ATLine(String(decoding: pending, as: UTF8.self), truncatedByteCount: truncatedByteCount)
+        let text = String(decoding: pending, as: UTF8.self)
+        // A "line" made only of undecodable bytes (a UART glitch while a module restarts) carries
+        // nothing; passing it on would make it an information line of whatever command is pending.
+        if text.unicodeScalars.allSatisfy({ $0 == "\u{FFFD}" || $0 == " " || $0 == "\t" }) {
+            return nil
+        }
+        return ATLine(text, truncatedByteCount: truncatedByteCount)
     }
 
     private func matchedPrompt() -> ATPrompt? {

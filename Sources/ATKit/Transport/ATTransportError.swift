@@ -5,9 +5,9 @@ import Darwin
 #endif
 
 /// Why a transport could not be opened or stopped working. Every case names the port.
-public enum ATTransportError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ATTransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why a transport stopped delivering bytes.
-    public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
+    public enum CloseReason: Sendable, Hashable, CustomStringConvertible {
         /// ``ATTransport/close()`` was called on this side.
         case closedLocally
         /// `read()` returned 0: the other end closed (a pty master went away, a USB-serial driver
@@ -18,6 +18,8 @@ public enum ATTransportError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A read or write failed with this `errno` (`EIO`, `ENXIO` and `ENODEV` are what Linux
         /// reports for a USB modem that was unplugged or reset).
         case ioError(errno: Int32)
+        /// A transport that is not a file descriptor (a test double, a network bridge) failed.
+        case failed(String)
 
         public var description: String {
             switch self {
@@ -25,6 +27,7 @@ public enum ATTransportError: Error, Sendable, Equatable, CustomStringConvertibl
             case .endOfFile: "end of file (the other side closed)"
             case .hangUp: "hang-up (device removed?)"
             case .ioError(let code): "I/O error: \(ATTransportError.describe(errno: code))"
+            case .failed(let text): "transport failed: \(text)"
             }
         }
     }

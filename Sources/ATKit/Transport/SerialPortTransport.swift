@@ -30,7 +30,10 @@ public final class SerialPortTransport: ATTransport {
     private let io: SerialPortIO
 
     /// Opens and configures `path`. See the type documentation for the exact steps.
-    public init(path: String, configuration: SerialPortConfiguration = SerialPortConfiguration()) throws(ATTransportError) {
+    public init(
+        path: String,
+        configuration: SerialPortConfiguration = SerialPortConfiguration()
+    ) throws(ATTransportError) {
         guard let speed = Self.speed(for: configuration.baudRate) else {
             throw .unsupportedBaudRate(port: path, baudRate: configuration.baudRate)
         }

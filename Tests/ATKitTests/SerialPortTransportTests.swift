@@ -1,0 +1,173 @@
+import ATKit
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// ``SerialPortTransport`` on a real pseudo-terminal; the test plays the modem on the master side.
+@Suite(.timeLimit(.minutes(1)))
+struct SerialPortTransportTests {
+    /// Reads from `transport` until `count` bytes arrived (chunking is arbitrary).
+    private func read(_ transport: SerialPortTransport, count: Int) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while bytes.count < count {
+            bytes += try await transport.read()
+        }
+        return bytes
+    }
+
+    @Test func exchangesBytesUntranslatedInRawMode() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(path: pty.slavePath)
+        pty.releaseSlave()
+        try await transport.write(Array("AT\r".utf8))
+        #expect(try await pty.readBytes(3) == Array("AT\r".utf8))  // no CR→LF, no echo
+        try pty.write("\r\nOK\r\n")
+        #expect(try await read(transport, count: 6) == Array("\r\nOK\r\n".utf8))  // no CR stripping
+        await transport.close()
+    }
+
+    @Test func configuresRawEightNOneWithoutFlowControl() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(
+            path: pty.slavePath,
+            configuration: SerialPortConfiguration(baudRate: 9600)
+        )
+        var options = termios()
+        // flock is advisory: a plain open() of the same node still works for inspection.
+        let probe = open(pty.slavePath, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        #expect(tcgetattr(probe, &options) == 0)
+        close(probe)
+        #expect(options.c_lflag & tcflag_t(ICANON | ECHO | ISIG) == 0)
+        #expect(options.c_cflag & tcflag_t(CLOCAL | CREAD) == tcflag_t(CLOCAL | CREAD))
+        #expect(options.c_cflag & tcflag_t(CSIZE) == tcflag_t(CS8))
+        #expect(options.c_cflag & tcflag_t(PARENB | CSTOPB) == 0)
+        #expect(options.c_iflag & tcflag_t(IXON | IXOFF | ICRNL) == 0)
+        #expect(options.c_oflag & tcflag_t(OPOST) == 0)
+        #expect(cfgetospeed(&options) == speed_t(B9600))
+        await transport.close()
+    }
+
+    @Test(arguments: [
+        (9600, speed_t(B9600)), (57600, speed_t(B57600)), (115_200, speed_t(B115200)), (230_400, speed_t(B230400)),
+        (921_600, speed_t(B921600)),
+    ])
+    func setsTheRequestedBaudRate(baudRate: Int, constant: speed_t) async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(
+            path: pty.slavePath,
+            configuration: SerialPortConfiguration(baudRate: baudRate)
+        )
+        let probe = open(pty.slavePath, O_RDWR | O_NOCTTY | O_NONBLOCK)
+        var options = termios()
+        #expect(tcgetattr(probe, &options) == 0)
+        close(probe)
+        #expect(cfgetispeed(&options) == constant)
+        #expect(cfgetospeed(&options) == constant)
+        await transport.close()
+    }
+
+    @Test func rejectsAnUnsupportedBaudRate() throws {
+        let pty = try PseudoTerminal()
+        #expect(throws: ATTransportError.unsupportedBaudRate(port: pty.slavePath, baudRate: 12345)) {
+            try SerialPortTransport(path: pty.slavePath, configuration: SerialPortConfiguration(baudRate: 12345))
+        }
+    }
+
+    @Test func missingDeviceFailsToOpenNamingThePort() {
+        let path = "/dev/nbgw-no-such-tty"
+        do {
+            _ = try SerialPortTransport(path: path)
+            Issue.record("opened a missing device")
+        } catch {
+            #expect(error == .openFailed(port: path, errno: ENOENT))
+            #expect(error.description.contains(path))
+        }
+    }
+
+    @Test func secondOpenerGetsPortBusyNamingThePort() async throws {
+        let pty = try PseudoTerminal()
+        let first = try SerialPortTransport(path: pty.slavePath)
+        do {
+            _ = try SerialPortTransport(path: pty.slavePath)
+            Issue.record("second open succeeded")
+        } catch {
+            #expect(error == .portBusy(port: pty.slavePath))
+            #expect(error.description.contains(pty.slavePath))
+        }
+        await first.close()
+        // close() returns only after the fd (and with it the lock) is released.
+        let again = try SerialPortTransport(path: pty.slavePath)
+        await again.close()
+    }
+
+    @Test func closeWakesAPendingReadAndReleasesThePort() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(path: pty.slavePath)
+        pty.releaseSlave()
+        let reader = Task { try await transport.read() }
+        await transport.close()
+        await #expect(throws: ATTransportError.closed(port: pty.slavePath, reason: .closedLocally)) {
+            try await reader.value
+        }
+        #expect(transport.closeReason == .closedLocally)
+        await #expect(throws: ATTransportError.self) { try await transport.write([0x41]) }
+        await transport.close()  // idempotent
+        try await pty.waitForSlaveClose()
+    }
+
+    @Test func modemSideHangUpEndsReadsWithATypedCloseError() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(path: pty.slavePath)
+        pty.releaseSlave()
+        try pty.write("\r\nNO CARRIER\r\n")
+        let received = try await read(transport, count: 14)
+        #expect(received == Array("\r\nNO CARRIER\r\n".utf8))
+        pty.closeMaster()
+        do {
+            while true { _ = try await transport.read() }
+        } catch let error as ATTransportError {
+            guard case .closed(let port, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(port == pty.slavePath)
+            #expect([.endOfFile, .hangUp, .ioError(errno: EIO)].contains(reason))
+        }
+        await #expect(throws: ATTransportError.self) { try await transport.write(Array("AT\r".utf8)) }
+        await transport.close()
+    }
+
+    @Test func cancellingAPendingReadLosesNoBytes() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(path: pty.slavePath)
+        pty.releaseSlave()
+        let reader = Task { try await transport.read() }
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        try pty.write("\r\nRDY\r\n")
+        #expect(try await read(transport, count: 7) == Array("\r\nRDY\r\n".utf8))
+        await transport.close()
+    }
+
+    @Test func aNonTerminalFailsConfigurationNamingThePort() {
+        do {
+            _ = try SerialPortTransport(path: "/dev/null")
+            Issue.record("configured /dev/null as a serial port")
+        } catch {
+            #expect(error == .configurationFailed(port: "/dev/null", operation: "tcgetattr", errno: ENOTTY))
+            #expect(error.description.contains("/dev/null"))
+        }
+    }
+
+    @Test func droppingTheLastReferenceClosesThePort() async throws {
+        let pty = try PseudoTerminal()
+        do {
+            _ = try SerialPortTransport(path: pty.slavePath)
+        }
+        pty.releaseSlave()
+        try await pty.waitForSlaveClose()
+    }
+}
