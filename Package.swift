@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "nbgw", targets: ["nbgw"]),
+        .executable(name: "nbgw-cloud-emulator", targets: ["nbgw-cloud-emulator"]),
         .library(name: "ATKit", targets: ["ATKit"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Registry", targets: ["Registry"]),
@@ -15,6 +16,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -41,6 +45,39 @@ let package = Package(
             ]
         ),
 
+        // Layer 2: the signed HTTP cloud (Tuya OpenAPI conventions) behind the same CloudService.
+        .target(
+            name: "TuyaCloud",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // A cloud emulator for tests, the demo and evaluators: real signatures, tokens, strong binding.
+        .executableTarget(
+            name: "nbgw-cloud-emulator",
+            dependencies: [
+                "CloudEmulatorKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/cloud-emulator/main"
+        ),
+        .target(
+            name: "CloudEmulatorKit",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "TuyaCloud",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/cloud-emulator/Sources"
+        ),
+
         // Layer 3: the one code path for registering and binding, shared by CLI, CSV, HTTP and daemon.
         .target(
             name: "Provisioning",
@@ -54,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -70,6 +107,14 @@ let package = Package(
         .testTarget(
             name: "ProvisioningTests",
             dependencies: ["Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity"]
+        ),
+        .testTarget(
+            name: "TuyaCloudTests",
+            dependencies: [
+                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
         ),
         .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),
     ]

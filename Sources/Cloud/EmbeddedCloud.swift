@@ -44,18 +44,27 @@ public struct EmbeddedCloud: CloudService {
     }
 
     public func foreignLabel(_ label: LabelReference) -> NBGWError {
-        NBGWError(
-            .qrProtocolNotRecognized,
-            "label \(label.url.escapedForDisplay()) was not issued by this gateway's embedded cloud "
-                + "(its labels start with \(labelBase)); resolve it with the cloud that issued it"
-        )
+        CloudLabels.foreign(label, base: labelBase)
     }
 
     public static func unknownLabel(_ label: LabelReference) -> NBGWError {
-        NBGWError(
-            .unknownDevice,
-            "label code \(label.code.escapedForDisplay()) names no registered device; register the module first"
-        )
+        CloudLabels.unknown(label)
+    }
+
+    public var syncsBindings: Bool { false }
+
+    public func bindDevice(_ command: BindCommand, timeout: Duration) async throws(NBGWError) -> CloudBindOutcome {
+        CloudBindOutcome(outcome: try registry.bind(command, timeout: timeout))
+    }
+
+    public func unbindDevice(
+        deviceID: String,
+        source: BindingSource,
+        operator: String?
+    ) async throws(NBGWError)
+        -> CloudUnbindOutcome
+    {
+        CloudUnbindOutcome(binding: try registry.unbind(deviceID: deviceID, source: source, operator: `operator`))
     }
 
     public func labelPayload(for device: DeviceRecord) -> String {

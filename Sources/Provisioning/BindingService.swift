@@ -34,7 +34,7 @@ public struct BindingService: Sendable {
         source: BindingSource,
         operator: String? = nil,
         timeout: Duration = BindingRules.defaultActivationTimeout
-    ) async throws(NBGWError) -> BindOutcome {
+    ) async throws(NBGWError) -> CloudBindOutcome {
         let remaining = BindingService.countdown(clock, from: timeout)
         let payload = try await parse(qr)
         let deviceID: DeviceID
@@ -53,7 +53,7 @@ public struct BindingService: Sendable {
                 "activation did not finish within \(timeout): resolving the QR took the whole budget; retry"
             )
         }
-        return try registry.bind(
+        return try await cloud.bindDevice(
             BindCommand(
                 deviceID: deviceID,
                 account: account,

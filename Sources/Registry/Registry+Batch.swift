@@ -41,10 +41,19 @@ extension Registry {
 
     /// Runs a batch on the store's writer connection. The body drives transactions through the
     /// ``BatchWriter`` (one per chunk; for a dry run, one for everything, rolled back at the end).
-    public func withBatchWriter<T>(dryRun: Bool, _ body: (BatchWriter) throws -> T) throws(NBGWError) -> T {
+    ///
+    /// - Parameter syncBindings: also queue a cloud `bind` outbox row for every bound device, in the
+    ///   same transaction (HTTP clouds).
+    public func withBatchWriter<T>(
+        dryRun: Bool,
+        syncBindings: Bool = false,
+        _ body: (BatchWriter) throws -> T
+    )
+        throws(NBGWError) -> T
+    {
         do {
             return try pool.writeWithoutTransaction { db in
-                let writer = try BatchWriter(db: db, registry: self, dryRun: dryRun)
+                let writer = try BatchWriter(db: db, registry: self, dryRun: dryRun, syncBindings: syncBindings)
                 defer { writer.rollbackIfOpen() }
                 return try body(writer)
             }
@@ -68,14 +77,27 @@ public final class BatchWriter {
     private let insertSeen: PreparedStatement
     private let insertBindings: PreparedStatement
     private let insertAudits: PreparedStatement
-    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``).
-    private var pendingSeen: [UInt8] = []
-    private var pendingBinds: [UInt8] = []
+    private let insertOutbox: PreparedStatement?
+    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``): devices met, packed
+    /// as `row << 32 | line`, and devices to bind, grouped by account and home.
+    private var pendingSeen: [Int64] = []
+    private var pendingBinds: [PendingKey: PendingGroup] = [:]
     /// Devices met in the current chunk (not yet in batch_job_device) → their first line.
     private var chunkSeen: [Int64: Int] = [:]
     private var chunkNow: Int64 = 0
     private var chunkOperator: String?
     private var jobID: Int64 = 0
+
+    struct PendingKey: Hashable {
+        var account: Int64
+        var home: Int64
+    }
+
+    struct PendingGroup {
+        var accountName: String
+        var homeName: String
+        var rows: [Int64]
+    }
 
     /// What the store knows about the device a row names.
     public struct DeviceLookup {
@@ -87,7 +109,7 @@ public final class BatchWriter {
         var firstLine: Int?
     }
 
-    init(db: Database, registry: Registry, dryRun: Bool) throws {
+    init(db: Database, registry: Registry, dryRun: Bool, syncBindings: Bool) throws {
         self.db = db
         self.registry = registry
         self.dryRun = dryRun
@@ -99,31 +121,45 @@ public final class BatchWriter {
         deviceByID = try PreparedStatement(db, sql: select + " WHERE d.device_id = ?1")
         deviceByLabel = try PreparedStatement(db, sql: select + " WHERE d.label_code = ?1")
         // Why set-wise writes: per-row INSERTs cost more in statement overhead than in SQL work;
-        // one statement per chunk over a JSON array (json_each) does the same inserts, and the
-        // schema's triggers and foreign keys still check every row.
+        // one statement per chunk over a JSON array of integers (json_each) does the same inserts,
+        // and the schema's triggers and foreign keys still check every row. Integers only: pulling
+        // fields out of JSON objects per row (->>) cost more than the inserts themselves.
         insertSeen = try PreparedStatement(
             db,
             sql: """
                 INSERT INTO batch_job_device (job_id, device_row, line)
-                SELECT ?1, value ->> 0, value ->> 1 FROM json_each(?2)
+                SELECT ?1, value >> 32, value & 4294967295 FROM json_each(?2)
                 """
         )
         insertBindings = try PreparedStatement(
             db,
             sql: """
                 INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
-                SELECT value ->> 0, value ->> 1, value ->> 2, NULL, ?1, 'csv', ?2 FROM json_each(?3)
+                SELECT value, ?1, ?2, NULL, ?3, 'csv', ?4 FROM json_each(?5)
                 """
         )
         insertAudits = try PreparedStatement(
             db,
             sql: """
                 INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, detail)
-                SELECT ?1, 'bind', value ->> 4, value ->> 5, value ->> 6, value ->> 7, 'csv', ?2,
-                    'job#' || ?3 || ' line ' || (value ->> 3)
-                FROM json_each(?4)
+                SELECT ?1, 'bind', d.device_id, d.imei, ?2, ?3, 'csv', ?4, 'job#' || ?5 || ' line ' || s.line
+                FROM json_each(?6) AS j JOIN device AS d ON d.id = j.value
+                JOIN batch_job_device AS s ON s.job_id = ?5 AND s.device_row = j.value
                 """
         )
+        // The cloud bind of each bound device, queued with it (payload keys as TuyaCloud's
+        // OutboxPayload.Bind encodes them; idempotency key from SQLite's CSPRNG, 104 bits).
+        insertOutbox =
+            syncBindings
+            ? try PreparedStatement(
+                db,
+                sql: """
+                    INSERT INTO cloud_outbox (idempotency_key, operation, subject, payload, created_at, next_attempt_at)
+                    SELECT 'nbgw-' || lower(hex(randomblob(13))), 'bind', d.device_id,
+                        json_object('account', ?2, 'deviceID', d.device_id, 'home', ?3), ?1, ?1
+                    FROM json_each(?4) AS j JOIN device AS d ON d.id = j.value
+                    """
+            ) : nil
     }
 
     /// Wall-clock milliseconds from the registry's injected clock.
@@ -279,10 +315,7 @@ public final class BatchWriter {
     public func firstLine(ofDuplicate device: DeviceLookup, line: Int) -> Int? {
         if let first = device.firstLine ?? chunkSeen[device.row] { return first }
         chunkSeen[device.row] = line
-        appendElement(&pendingSeen) { json in
-            json.number(device.row)
-            json.number(Int64(line))
-        }
+        pendingSeen.append(device.row << 32 | Int64(line))
         return nil
     }
 
@@ -299,49 +332,57 @@ public final class BatchWriter {
     ) {
         chunkNow = now
         chunkOperator = `operator`
-        appendElement(&pendingBinds) { json in
-            json.number(device.row)
-            json.number(account.id)
-            json.number(home.id)
-            json.number(Int64(line))
-            json.string(device.deviceID)
-            json.string(device.facts.imei)
-            json.string(accountName)
-            json.string(homeName)
-        }
+        pendingBinds[
+            PendingKey(account: account.id, home: home.id),
+            default: PendingGroup(
+                accountName: accountName,
+                homeName: homeName,
+                rows: []
+            )
+        ].rows.append(device.row)
     }
 
-    private func appendElement(_ array: inout [UInt8], _ body: (inout JSONArrayWriter) -> Void) {
-        array.append(array.isEmpty ? UInt8(ascii: "[") : UInt8(ascii: ","))
-        var writer = JSONArrayWriter(bytes: array)
-        array = []
-        writer.bytes.append(UInt8(ascii: "["))
-        body(&writer)
-        writer.bytes.append(UInt8(ascii: "]"))
-        array = writer.bytes
+    static func jsonArray(_ values: [Int64]) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(values.count * 12 + 2)
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(contentsOf: String(value).utf8)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Applies the chunk's queued writes. A trigger refusing a row here means the Swift rules and
     /// the schema disagree: the chunk rolls back and the batch stops with the store's reason.
     func flushWrites() throws {
         if !pendingSeen.isEmpty {
-            pendingSeen.append(UInt8(ascii: "]"))
             insertSeen.bind(1, jobID)
-            insertSeen.bind(2, String(decoding: pendingSeen, as: UTF8.self))
+            insertSeen.bind(2, BatchWriter.jsonArray(pendingSeen))
             try insertSeen.run()
         }
-        if !pendingBinds.isEmpty {
-            pendingBinds.append(UInt8(ascii: "]"))
-            let json = String(decoding: pendingBinds, as: UTF8.self)
-            insertBindings.bind(1, chunkNow)
-            insertBindings.bind(2, chunkOperator)
-            insertBindings.bind(3, json)
+        for (key, group) in pendingBinds {
+            let rows = BatchWriter.jsonArray(group.rows)
+            insertBindings.bind(1, key.account)
+            insertBindings.bind(2, key.home)
+            insertBindings.bind(3, chunkNow)
+            insertBindings.bind(4, chunkOperator)
+            insertBindings.bind(5, rows)
             try insertBindings.run()
             insertAudits.bind(1, chunkNow)
-            insertAudits.bind(2, chunkOperator)
-            insertAudits.bind(3, jobID)
-            insertAudits.bind(4, json)
+            insertAudits.bind(2, group.accountName)
+            insertAudits.bind(3, group.homeName)
+            insertAudits.bind(4, chunkOperator)
+            insertAudits.bind(5, jobID)
+            insertAudits.bind(6, rows)
             try insertAudits.run()
+            if let insertOutbox {
+                insertOutbox.bind(1, chunkNow)
+                insertOutbox.bind(2, group.accountName)
+                insertOutbox.bind(3, group.homeName)
+                insertOutbox.bind(4, rows)
+                try insertOutbox.run()
+            }
         }
         pendingSeen.removeAll(keepingCapacity: true)
         pendingBinds.removeAll(keepingCapacity: true)

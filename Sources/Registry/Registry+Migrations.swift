@@ -13,6 +13,9 @@ extension Registry {
         migrator.registerMigration("v2-batch-jobs") { db in
             try db.execute(sql: v2BatchJobs)
         }
+        migrator.registerMigration("v3-cloud-outbox") { db in
+            try db.execute(sql: v3CloudOutbox)
+        }
         return migrator
     }
 

@@ -16,7 +16,6 @@ extension Bind {
         var lastDraw = ContinuousClock.now - .seconds(1)
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let binder = BatchBinder(registry: registry, cloud: store.cloud(registry))
             let request = BatchRequest(
                 inputPath: path,
                 reportPath: report,
@@ -27,16 +26,18 @@ extension Bind {
                 operator: who.resolved,
                 chunkSize: chunkSize
             )
-            let summary = try binder.run(
-                request,
-                progress: { progress in
-                    // Why throttle: a redraw per chunk would be ~200/s at full speed; 10/s reads fine.
-                    guard tty, ContinuousClock.now - lastDraw > .milliseconds(100) else { return }
-                    lastDraw = ContinuousClock.now
-                    Bind.drawProgress(progress)
-                },
-                shouldStop: { stop.isSet }
-            )
+            let summary = try await store.withCloud(registry) { cloud in
+                try BatchBinder(registry: registry, cloud: cloud).run(
+                    request,
+                    progress: { progress in
+                        // Why throttle: a redraw per chunk would be ~200/s at full speed; 10/s reads fine.
+                        guard tty, ContinuousClock.now - lastDraw > .milliseconds(100) else { return }
+                        lastDraw = ContinuousClock.now
+                        Bind.drawProgress(progress)
+                    },
+                    shouldStop: { stop.isSet }
+                )
+            }
             if tty { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             if !summary.ignoredColumns.isEmpty {
                 FileHandle.standardError.write(

@@ -83,6 +83,9 @@ struct Bind: AsyncParsableCommand {
         var boundAt: Date
         var source: String
         var `operator`: String?
+        /// With an HTTP cloud: `synced`, `queued` or `failed`.
+        var cloudSync: String?
+        var cloudMessage: String?
     }
 
     func run() async throws {
@@ -92,16 +95,18 @@ struct Bind: AsyncParsableCommand {
         }
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let service = BindingService(cloud: store.cloud(registry), registry: registry)
-            let outcome = try await service.bind(
-                qr: qr!,
-                account: account!,
-                home: home!,
-                token: token,
-                source: .cli,
-                operator: who.resolved,
-                timeout: .milliseconds(Int64(timeout * 1000))
-            )
+            let result = try await store.withCloud(registry) { cloud in
+                try await BindingService(cloud: cloud, registry: registry).bind(
+                    qr: qr!,
+                    account: account!,
+                    home: home!,
+                    token: token,
+                    source: .cli,
+                    operator: who.resolved,
+                    timeout: .milliseconds(Int64(timeout * 1000))
+                )
+            }
+            let outcome = result.outcome
             let binding = outcome.binding
             if store.json {
                 Output.json(
@@ -113,7 +118,9 @@ struct Bind: AsyncParsableCommand {
                         home: binding.home,
                         boundAt: binding.boundAt,
                         source: binding.source.rawValue,
-                        operator: binding.operator
+                        operator: binding.operator,
+                        cloudSync: result.syncState,
+                        cloudMessage: result.syncMessage
                     )
                 )
             } else {
@@ -121,6 +128,9 @@ struct Bind: AsyncParsableCommand {
                     "\(outcome.status.rawValue): device \(binding.deviceID) (IMEI \(binding.imei)) → account "
                         + "\(binding.account), home \(binding.home)"
                 )
+                if let state = result.syncState {
+                    Output.line("cloud: \(state)\(result.syncMessage.map { " (\($0))" } ?? "")")
+                }
             }
         }
     }
@@ -143,16 +153,32 @@ struct Unbind: AsyncParsableCommand {
         var deviceId: String
         var account: String
         var home: String
+        var cloudSync: String?
+        var cloudMessage: String?
     }
 
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let removed = try registry.unbind(deviceID: device, source: .cli, operator: who.resolved)
+            let result = try await store.withCloud(registry) { cloud in
+                try await cloud.unbindDevice(deviceID: device, source: .cli, operator: who.resolved)
+            }
+            let removed = result.binding
             if store.json {
-                Output.json(Report(deviceId: removed.deviceID, account: removed.account, home: removed.home))
+                Output.json(
+                    Report(
+                        deviceId: removed.deviceID,
+                        account: removed.account,
+                        home: removed.home,
+                        cloudSync: result.syncState,
+                        cloudMessage: result.syncMessage
+                    )
+                )
             } else {
                 Output.line("unbound: device \(removed.deviceID) from account \(removed.account), home \(removed.home)")
+                if let state = result.syncState {
+                    Output.line("cloud: \(state)\(result.syncMessage.map { " (\($0))" } ?? "")")
+                }
             }
         }
     }

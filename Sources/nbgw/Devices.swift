@@ -41,15 +41,17 @@ struct DevicesRegister: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let registration = try await DeviceRegistrar(cloud: store.cloud(registry)).register(
-                imei: imei,
-                imsi: imsi,
-                iccid: iccid,
-                manufacturer: manufacturer,
-                model: model,
-                firmware: firmware,
-                productID: product
-            )
+            let registration = try await store.withCloud(registry) { cloud in
+                try await DeviceRegistrar(cloud: cloud).register(
+                    imei: imei,
+                    imsi: imsi,
+                    iccid: iccid,
+                    manufacturer: manufacturer,
+                    model: model,
+                    firmware: firmware,
+                    productID: product
+                )
+            }
             let status =
                 registration.created ? "registered" : (registration.changedFields.isEmpty ? "unchanged" : "updated")
             if store.json {
@@ -128,9 +130,10 @@ struct DevicesShow: AsyncParsableCommand {
                     "no device with id or IMEI \(device.escapedForDisplay()); list them with `nbgw devices list`"
                 )
             }
+            let label = try await store.withCloud(registry) { cloud in cloud.labelPayload(for: record) }
             let report = Report(
                 device: record,
-                qr: store.cloud(registry).labelPayload(for: record),
+                qr: label,
                 binding: try registry.binding(deviceID: record.deviceID),
                 audit: try registry.auditLog(deviceID: record.deviceID)
             )

@@ -27,7 +27,9 @@ struct QRParse: AsyncParsableCommand {
             // Only a label needs the cloud (and so the store); everything else parses offline.
             if case .label = parsed {
                 let registry = try store.openRegistry()
-                parsed = try await BindingService(cloud: store.cloud(registry), registry: registry).parse(payload)
+                parsed = try await store.withCloud(registry) { cloud in
+                    try await BindingService(cloud: cloud, registry: registry).parse(payload)
+                }
             }
             switch parsed {
             case .nbBind(let nb):

@@ -77,13 +77,15 @@ struct BindingServiceTests {
             account: "alice",
             home: "lab",
             source: .http
-        )
+        ).outcome
         #expect(outcome.status == .bound)
         #expect(outcome.binding.deviceID == registration.device.deviceID)
         #expect(outcome.binding.source == .http)
         let json =
             "{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"\(registration.device.deviceID)\"}}"
-        #expect(try await service.bind(qr: json, account: "alice", home: "lab", source: .cli).status == .unchanged)
+        #expect(
+            try await service.bind(qr: json, account: "alice", home: "lab", source: .cli).outcome.status == .unchanged
+        )
     }
 
     @Test("Labels of another issuer, unknown label codes and Matter codes are refused with their codes")
@@ -134,8 +136,8 @@ struct BindingServiceTests {
             clock: SteppingClock(step: .seconds(59))
         )
         #expect(
-            try await patient.bind(qr: registration.labelPayload, account: "alice", home: "lab", source: .cli).status
-                == .bound
+            try await patient.bind(qr: registration.labelPayload, account: "alice", home: "lab", source: .cli).outcome
+                .status == .bound
         )
     }
 

@@ -8,13 +8,19 @@ import Registry
 /// as a single bind (``QRPayloadParser``, ``BindingRules/evaluate(_:nowMillis:)``), streaming the
 /// input and the report, committing in chunks together with the job's progress so that a rerun
 /// after `kill -9` resumes exactly where the last commit ended.
+///
+/// Labels resolve from the store when the configured cloud issued them (modules registered
+/// through this gateway); with an HTTP cloud every bound row also queues its cloud bind in the
+/// outbox, in the same chunk transaction.
 public struct BatchBinder: Sendable {
     public let registry: Registry
-    public let cloud: EmbeddedCloud
+    public let cloud: any CloudService
+    private let labelBase: String
 
-    public init(registry: Registry, cloud: EmbeddedCloud) {
+    public init(registry: Registry, cloud: any CloudService) {
         self.registry = registry
         self.cloud = cloud
+        self.labelBase = cloud.labelBase.lowercased()
     }
 
     /// Column names the batch understands; others are ignored with one warning.
@@ -76,7 +82,7 @@ public struct BatchBinder: Sendable {
             firstRecordOffset: header.endOffset,
             firstRecordLine: header.nextLine
         )
-        return try registry.withBatchWriter(dryRun: request.dryRun) { writer in
+        return try registry.withBatchWriter(dryRun: request.dryRun, syncBindings: cloud.syncsBindings) { writer in
             if request.dryRun { try writer.begin() }
             var job = try writer.openJob(input, restart: request.restart || request.dryRun)
             let report = try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil)
@@ -236,10 +242,10 @@ public struct BatchBinder: Sendable {
                 deviceID = nb.deviceID.rawValue
                 lookup = try writer.device(id: nb.deviceID.rawValue)
             case .label(let label):
-                guard cloud.issued(label) else { throw cloud.foreignLabel(label) }
-                guard let found = try writer.device(labelCode: label.code) else {
-                    throw EmbeddedCloud.unknownLabel(label)
+                guard label.base.lowercased() == labelBase else {
+                    throw CloudLabels.foreign(label, base: cloud.labelBase)
                 }
+                guard let found = try writer.device(labelCode: label.code) else { throw CloudLabels.unknown(label) }
                 lookup = found
             }
             if let lookup {

@@ -1,0 +1,77 @@
+import AsyncHTTPClient
+
+/// ``CloudHTTPTransport`` over AsyncHTTPClient: its own client with the configured connect timeout,
+/// no redirects (a redirect would send signed headers to another URL) and no decompression.
+/// Call ``shutdown()`` when done (``HTTPCloud/shutdown()`` does).
+public final class AsyncHTTPClientTransport: CloudHTTPTransport {
+    let client: HTTPClient
+    let maximumResponseBytes: Int
+
+    public init(connectTimeout: Duration, maximumResponseBytes: Int = 1 << 20) {
+        let configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(connectTimeout.wholeMilliseconds)),
+            decompression: .disabled
+        )
+        self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        self.maximumResponseBytes = maximumResponseBytes
+    }
+
+    public func send(_ request: CloudHTTPRequest, timeout: Duration) async throws -> CloudHTTPResponse {
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = .init(rawValue: request.method)
+        for header in request.headers {
+            outgoing.headers.add(name: header.name, value: header.value)
+        }
+        if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" {
+            outgoing.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            outgoing.body = .bytes(request.body)
+        }
+        do {
+            let response = try await client.execute(
+                outgoing,
+                timeout: .milliseconds(max(1, timeout.wholeMilliseconds))
+            )
+            // The deadline covers the response head; the body of an OpenAPI answer is small and
+            // arrives with it, and the size cap bounds a misdirected download.
+            let body = try await response.body.collect(upTo: maximumResponseBytes)
+            var headers: [String: String] = [:]
+            for header in response.headers {
+                headers[header.name.lowercased()] = header.value
+            }
+            return CloudHTTPResponse(
+                status: Int(response.status.code),
+                headers: headers,
+                body: Array(body.readableBytesView)
+            )
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch let error as HTTPClientError {
+            throw AsyncHTTPClientTransport.classify(error)
+        } catch {
+            throw CloudTransportError(.connection, String(describing: error))
+        }
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    static func classify(_ error: HTTPClientError) -> CloudTransportError {
+        let timeouts: [HTTPClientError] = [
+            .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
+            .getConnectionFromPoolTimeout,
+        ]
+        let unusable: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .alreadyShutdown]
+        if timeouts.contains(error) {
+            return CloudTransportError(.timedOut, String(describing: error))
+        }
+        if unusable.contains(error) {
+            return CloudTransportError(.unusable, String(describing: error))
+        }
+        if error == .remoteConnectionClosed {
+            return CloudTransportError(.connection, "the cloud closed the connection before answering")
+        }
+        return CloudTransportError(.connection, String(describing: error))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Pairing
+
+/// A wall clock tests move by hand, shared by the emulator, the client and the registry.
+final class ManualWallClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = start }
+
+    func now() -> Date { lock.withLock { current } }
+
+    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+/// A clock whose sleeps return at once and are recorded: retry backoff without waiting.
+final class ManualClock: Clock, @unchecked Sendable {
+    typealias Duration = Swift.Duration
+
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        func duration(to other: Instant) -> Duration { other.offset - offset }
+        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
+
+    private let lock = NSLock()
+    private var current = Instant(offset: .zero)
+    private var recorded: [Duration] = []
+
+    var now: Instant { lock.withLock { current } }
+    var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Every sleep requested so far.
+    var sleeps: [Duration] { lock.withLock { recorded } }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+        try Task.checkCancellation()
+        lock.withLock {
+            recorded.append(current.duration(to: deadline))
+            current = max(current, deadline)
+        }
+    }
+}

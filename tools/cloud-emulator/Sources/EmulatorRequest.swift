@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+
+/// A received request reduced to what signing and routing need: the method, the raw path, the
+/// decoded query items, lower-cased headers and the exact body bytes.
+struct EmulatorRequest: Sendable {
+    var method: String
+    var path: String
+    var query: [(name: String, value: String)]
+    var headers: [String: String]
+    var body: [UInt8]
+
+    init(method: String, path: String, rawQuery: String?, headers: [String: String], body: [UInt8]) {
+        self.method = method.uppercased()
+        self.path = path
+        self.query = EmulatorRequest.decodeQuery(rawQuery)
+        self.headers = headers
+        self.body = body
+    }
+
+    init(_ request: Request, body: [UInt8]) {
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            headers[field.name.canonicalName] = field.value
+        }
+        self.init(
+            method: request.method.rawValue,
+            path: request.uri.path,
+            rawQuery: request.uri.query,
+            headers: headers,
+            body: body
+        )
+    }
+
+    func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// Query items percent-decoded, in order (signing sorts them).
+    static func decodeQuery(_ raw: String?) -> [(name: String, value: String)] {
+        guard let raw, !raw.isEmpty else { return [] }
+        return raw.split(separator: "&", omittingEmptySubsequences: true).map { item in
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
+            return (name, value)
+        }
+    }
+}

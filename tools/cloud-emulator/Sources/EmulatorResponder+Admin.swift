@@ -1,0 +1,79 @@
+import Foundation
+import Hummingbird
+import TuyaCloud
+
+extension EmulatorResponder {
+    /// `GET /admin/faults`, `PUT /admin/faults`, `GET /admin/stats`: signed like a token call
+    /// (client id, `t`, nonce, no access token) with the emulator's credentials, checked against
+    /// the real clock (a skewed-clock fault must not lock the operator out), never faulted.
+    func admin(_ request: EmulatorRequest) -> Response {
+        let now = configuration.wallClock.millis
+        var outcome = Outcome(route: "\(request.method) \(request.path)")
+        switch authenticateAdmin(request, now: now) {
+        case .failure(let failure):
+            outcome.failure = failure
+            return response(outcome, t: now)
+        case .success:
+            break
+        }
+        do {
+            switch (request.method, request.path) {
+            case ("GET", "/admin/faults"):
+                outcome.result = try CloudJSON.string(faults.current)
+            case ("PUT", "/admin/faults"):
+                let plan = try JSONDecoder().decode(EmulatorFaults.self, from: Data(request.body))
+                if plan.expireAllTokens {
+                    try store.expireAllTokens()
+                }
+                faults.set(plan)
+                logger.notice(
+                    "fault plan changed",
+                    metadata: ["faults": "\(String(decoding: request.body, as: UTF8.self))"]
+                )
+                outcome.result = try CloudJSON.string(faults.current)
+            case ("GET", "/admin/stats"):
+                outcome.result = try CloudJSON.string(try store.stats(faultsFired: faults.firedCounts))
+            default:
+                outcome.failure = EmulatorFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid")
+            }
+        } catch {
+            outcome.failure = .invalid("\(error)")
+        }
+        return response(outcome, t: now)
+    }
+
+    private func authenticateAdmin(_ request: EmulatorRequest, now: Int64) -> Result<Void, EmulatorFailure> {
+        guard request.header("access_token") == nil else {
+            return .failure(.invalid("admin calls are signed like token calls, without access_token"))
+        }
+        // Signed exactly like a token call: client_id + t + nonce + stringToSign.
+        switch authenticateTokenStyle(request, now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success: return .success(())
+        }
+    }
+
+    private func authenticateTokenStyle(_ request: EmulatorRequest, now: Int64) -> Result<Void, EmulatorFailure> {
+        guard request.header("client_id") == configuration.credentials.clientID,
+            let t = request.header("t"), let millis = Int64(t),
+            abs(millis - now) <= configuration.allowedClockSkew.millis,
+            let sign = request.header("sign")
+        else {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: admin request"))
+        }
+        let stringToSign = TuyaSigner.stringToSign(
+            method: request.method,
+            body: request.body,
+            signedHeaders: [],
+            url: TuyaSigner.canonicalURL(path: request.path, query: request.query)
+        )
+        let valid = configuration.credentials.signer.isValid(
+            sign: sign,
+            accessToken: nil,
+            t: t,
+            nonce: request.header("nonce") ?? "",
+            stringToSign: stringToSign
+        )
+        return valid ? .success(()) : .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+    }
+}

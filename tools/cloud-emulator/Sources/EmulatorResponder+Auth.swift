@@ -1,0 +1,102 @@
+import TuyaCloud
+
+extension EmulatorResponder {
+    /// Checks a request the way Tuya's gateway does (pairing-anchors §1.4, §1.6): client id (1005),
+    /// sign method and signature (1004), `t` within the allowed skew (1013), required headers
+    /// (1105), an access token on business calls (1002). Returns the access token of a business
+    /// call, nil for a token call.
+    func authenticate(
+        _ request: EmulatorRequest,
+        now: Int64,
+        skewCheck: Bool = true
+    ) -> Result<
+        String?, EmulatorFailure
+    > {
+        guard let clientID = request.header("client_id") else {
+            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: client_id"))
+        }
+        guard clientID == configuration.credentials.clientID else {
+            return .failure(EmulatorFailure(TuyaErrorCode.clientIDInvalid, "clientId invalid"))
+        }
+        guard request.header("sign_method")?.uppercased() == TuyaSigner.signMethod else {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: sign_method must be HMAC-SHA256"))
+        }
+        guard let t = request.header("t"), let millis = Int64(t) else {
+            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: t"))
+        }
+        if skewCheck, abs(millis - now) > configuration.allowedClockSkew.millis {
+            return .failure(
+                EmulatorFailure(
+                    TuyaErrorCode.requestTimeInvalid,
+                    "request time invalid: t differs from the cloud's time by \(abs(millis - now)) ms"
+                )
+            )
+        }
+        guard let sign = request.header("sign") else {
+            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
+        }
+        let nonce = request.header("nonce") ?? ""
+        var signed: [(name: String, value: String)] = []
+        if let names = request.header("signature-headers"), !names.isEmpty {
+            for name in names.split(separator: ":").map(String.init) {
+                guard let value = request.header(name) else {
+                    return .failure(
+                        EmulatorFailure(
+                            TuyaErrorCode.missingHeader,
+                            "missing header: \(name) (listed in Signature-Headers)"
+                        )
+                    )
+                }
+                signed.append((name, value))
+            }
+        }
+        let tokenCall = EmulatorResponder.isTokenCall(request.path)
+        let accessToken = tokenCall ? nil : request.header("access_token")
+        if !tokenCall, accessToken == nil {
+            return .failure(EmulatorFailure(TuyaErrorCode.accessTokenNull, "access_token is null"))
+        }
+        let stringToSign = TuyaSigner.stringToSign(
+            method: request.method,
+            body: request.body,
+            signedHeaders: signed,
+            url: TuyaSigner.canonicalURL(path: request.path, query: request.query)
+        )
+        guard
+            configuration.credentials.signer.isValid(
+                sign: sign,
+                accessToken: accessToken,
+                t: t,
+                nonce: nonce,
+                stringToSign: stringToSign
+            )
+        else {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+        }
+        if !nonce.isEmpty, !nonces.insert(nonce, now: now) {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
+        }
+        return .success(accessToken)
+    }
+
+    static func isTokenCall(_ path: String) -> Bool {
+        path == CloudAPI.tokenPath || path.hasPrefix(CloudAPI.tokenPath + "/")
+    }
+
+    /// The idempotency key of a state-changing call, which must be signed; nil when absent.
+    func idempotencyKey(_ request: EmulatorRequest) -> Result<String?, EmulatorFailure> {
+        guard let key = request.header(CloudAPI.idempotencyHeader) else { return .success(nil) }
+        let listed = (request.header("signature-headers") ?? "").split(separator: ":").map { $0.lowercased() }
+        guard listed.contains(CloudAPI.idempotencyHeader.lowercased()) else {
+            return .failure(.invalid("\(CloudAPI.idempotencyHeader) must be listed in Signature-Headers"))
+        }
+        guard (16...64).contains(key.utf8.count),
+            key.utf8.allSatisfy({
+                EmulatorStore.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                    || $0 == UInt8(ascii: ".")
+            })
+        else {
+            return .failure(.invalid("\(CloudAPI.idempotencyHeader) must be 16 to 64 of [A-Za-z0-9._-]"))
+        }
+        return .success(key)
+    }
+}

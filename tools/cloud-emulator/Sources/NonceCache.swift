@@ -1,0 +1,22 @@
+import Foundation
+
+/// Nonces seen within the clock-skew window: a captured request replayed verbatim is refused.
+final class NonceCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [String: Int64] = [:]
+    private let window: Int64
+
+    init(windowMillis: Int64) { self.window = windowMillis }
+
+    /// False when `nonce` was already used within the window.
+    func insert(_ nonce: String, now: Int64) -> Bool {
+        lock.withLock {
+            if seen.count > 10_000 {
+                seen = seen.filter { now - $0.value <= window }
+            }
+            if let at = seen[nonce], now - at <= window { return false }
+            seen[nonce] = now
+            return true
+        }
+    }
+}
