@@ -54,7 +54,9 @@ struct CLIBatchTests {
         #expect(finished!.status == 0, "\(finished!.stdout) \(finished!.stderr)")
         #expect(killed >= 1, "no run was interrupted; the test proved nothing")
         #expect(summary["rows"] as? Int == count)
-        #expect(summary["bound"] as? Int == count)
+        // Usually the last run resumes the job and reports the remaining rows as bound; when a kill
+        // landed after the job's final commit, the rerun is a new job and every row is unchanged.
+        #expect((summary["bound"] as? Int ?? 0) + (summary["unchanged"] as? Int ?? 0) == count)
 
         let registry = try Registry(path: cli.database)
         var bound = 0
