@@ -78,6 +78,17 @@ let package = Package(
             path: "tools/cloud-emulator/Sources"
         ),
 
+        // Layer 3: the QR ingest HTTP API (Hummingbird), run by nbgwd or `nbgw ingest serve`.
+        .target(
+            name: "Ingest",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 3: the one code path for registering and binding, shared by CLI, CSV, HTTP and daemon.
         .target(
             name: "Provisioning",
@@ -91,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -114,6 +125,14 @@ let package = Package(
                 "TuyaCloud", "CloudEmulatorKit", "Cloud", "Registry", "Pairing", "DeviceIdentity",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "IngestTests",
+            dependencies: [
+                "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),

@@ -16,6 +16,9 @@ extension Registry {
         migrator.registerMigration("v3-cloud-outbox") { db in
             try db.execute(sql: v3CloudOutbox)
         }
+        migrator.registerMigration("v4-api-keys") { db in
+            try db.execute(sql: v4APIKeys)
+        }
         return migrator
     }
 

@@ -1,0 +1,140 @@
+import Foundation
+import Pairing
+import Registry
+
+/// The ingest API's request and response bodies (docs/ingest-api.yaml). Keys match the CLI's
+/// `--json` shapes (docs/cli.md): camelCase, `deviceId`, absent optional values omitted.
+public enum IngestAPI {
+    /// `POST /v1/qr/parse`.
+    public struct ParseRequest: Decodable, Sendable {
+        public var qr: String
+
+        public init(from decoder: any Decoder) throws {
+            try StrictJSON.rejectUnknownKeys(decoder, allowed: ["qr"])
+            let container = try decoder.container(keyedBy: StrictJSON.AnyKey.self)
+            qr = try container.decode(String.self, forKey: .init(stringValue: "qr"))
+        }
+    }
+
+    /// `POST /v1/bindings`.
+    public struct BindRequest: Decodable, Sendable {
+        public var qr: String
+        public var account: String
+        public var home: String
+        public var token: String?
+
+        public init(from decoder: any Decoder) throws {
+            try StrictJSON.rejectUnknownKeys(decoder, allowed: ["qr", "account", "home", "token"])
+            let container = try decoder.container(keyedBy: StrictJSON.AnyKey.self)
+            qr = try container.decode(String.self, forKey: .init(stringValue: "qr"))
+            account = try container.decode(String.self, forKey: .init(stringValue: "account"))
+            home = try container.decode(String.self, forKey: .init(stringValue: "home"))
+            token = try container.decodeIfPresent(String.self, forKey: .init(stringValue: "token"))
+        }
+    }
+
+    /// `POST /v1/homes/{home}/pairing-tokens`: an empty body or `{}`.
+    public struct EmptyRequest: Decodable, Sendable {
+        public init(from decoder: any Decoder) throws {
+            try StrictJSON.rejectUnknownKeys(decoder, allowed: [])
+        }
+    }
+
+    /// A bind's result: `bind --json`'s shape.
+    public struct BindResponse: Encodable, Sendable {
+        public var status: String
+        public var deviceId: String
+        public var imei: String
+        public var account: String
+        public var home: String
+        public var boundAt: Date
+        public var source: String
+        public var `operator`: String?
+        public var cloudSync: String?
+        public var cloudMessage: String?
+    }
+
+    /// An unbind's result: `unbind --json`'s shape.
+    public struct UnbindResponse: Encodable, Sendable {
+        public var status: String
+        public var deviceId: String
+        public var account: String
+        public var home: String
+        public var cloudSync: String?
+        public var cloudMessage: String?
+    }
+
+    /// A page of bindings; `nextCursor` is absent on the last page.
+    public struct BindingsPage: Encodable, Sendable {
+        public var bindings: [BindingRecord]
+        public var nextCursor: String?
+    }
+
+    /// A new pairing token: `token create --json`'s shape.
+    public struct TokenResponse: Encodable, Sendable {
+        public var token: String
+        public var home: String
+        public var expiresAt: Date
+    }
+
+    /// A pairing token's result (the seed's "query pairing result").
+    public struct PairingResultResponse: Encodable, Sendable {
+        public struct Failure: Encodable, Sendable {
+            public var at: Date
+            public var deviceId: String?
+            public var account: String?
+            public var home: String?
+            public var code: String
+            public var message: String?
+        }
+
+        /// `pending` (unused, unexpired), `used` (a device bound with it) or `expired`.
+        public var status: String
+        public var home: String
+        public var createdAt: Date
+        public var expiresAt: Date
+        public var usedAt: Date?
+        /// Devices bound with this token (a token is single-use: zero or one).
+        public var devices: [BindingRecord]
+        public var failures: [Failure]
+    }
+
+    /// `GET /v1/devices/{deviceId}`: `devices show --json`'s shape plus the ingest trail.
+    public struct DeviceResponse: Encodable, Sendable {
+        public var device: DeviceRecord
+        public var qr: String
+        public var binding: BindingRecord?
+        public var audit: [AuditEntry]
+        /// Ingest API requests about this device: key name and client address per change.
+        public var ingest: [Registry.IngestAuditEntry]
+    }
+
+    /// One modem in `GET /v1/modems`.
+    public struct Modem: Encodable, Sendable {
+        public var deviceId: String
+        public var imei: String
+        public var manufacturer: String?
+        public var model: String?
+        public var firmware: String?
+        /// The daemon's live state; `unknown` until the daemon (issue 6) feeds this view.
+        public var state: String
+    }
+
+    /// `GET /v1/modems`.
+    public struct ModemsPage: Encodable, Sendable {
+        public var modems: [Modem]
+        /// `registry` while the view comes from the store, `daemon` once the daemon feeds it.
+        public var source: String
+        public var nextCursor: String?
+    }
+
+    /// The error body.
+    public struct ErrorBody: Encodable, Sendable {
+        public struct Detail: Encodable, Sendable {
+            public var code: String
+            public var message: String
+        }
+
+        public var error: Detail
+    }
+}

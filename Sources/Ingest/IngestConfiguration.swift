@@ -1,0 +1,68 @@
+import Foundation
+import Pairing
+
+/// How the ingest HTTP service listens and what it accepts.
+public struct IngestConfiguration: Sendable {
+    /// A per-API-key token bucket: `requestsPerSecond` sustained, `burst` at once.
+    public struct RateLimit: Sendable {
+        public var requestsPerSecond: Double
+        public var burst: Int
+
+        public init(requestsPerSecond: Double, burst: Int) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = burst
+        }
+    }
+
+    /// The address to listen on. Loopback by default: the service speaks plain HTTP, so expose it
+    /// only behind a TLS-terminating proxy (docs/ingest.md).
+    public var host: String
+    /// The TCP port; 0 picks a free one (tests).
+    public var port: Int
+    /// The largest request body accepted (413 above it). Why 16 KiB: a bind request carries one QR
+    /// payload of at most 4096 bytes plus two names and a token.
+    public var maxBodyBytes: Int
+    /// Per-key rate limit; nil disables it (benchmarks).
+    public var rateLimit: RateLimit?
+    /// The activation budget of a bind over HTTP (the CLI's `--timeout`). Why 10 s, not the seed's
+    /// 120 s: an HTTP client gives up long before; a store locked that long answers 503 TIMEOUT.
+    public var bindTimeout: Duration
+    /// The `Server` header, if any.
+    public var serverName: String?
+    /// Wall time for token status (pending/expired) in pairing results.
+    public var wallClock: any WallClock
+    /// Elapsed time for the rate limiter's buckets; injected so tests control it.
+    public var rateLimitClock: @Sendable () -> Duration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maxBodyBytes: Int = 16 * 1024,
+        rateLimit: RateLimit? = RateLimit(requestsPerSecond: 50, burst: 100),
+        bindTimeout: Duration = .seconds(10),
+        serverName: String? = nil,
+        wallClock: any WallClock = SystemWallClock(),
+        rateLimitClock: @escaping @Sendable () -> Duration = IngestConfiguration.uptime
+    ) {
+        self.host = host
+        self.port = port
+        self.maxBodyBytes = maxBodyBytes
+        self.rateLimit = rateLimit
+        self.bindTimeout = bindTimeout
+        self.serverName = serverName
+        self.wallClock = wallClock
+        self.rateLimitClock = rateLimitClock
+    }
+
+    private static let started = ContinuousClock.now
+
+    /// Time elapsed since the process first asked (monotonic).
+    @Sendable public static func uptime() -> Duration {
+        started.duration(to: .now)
+    }
+
+    /// True when `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    public var isLoopback: Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,372 @@
+import Cloud
+import DeviceIdentity
+import Foundation
+import Hummingbird
+import Logging
+import Pairing
+import Provisioning
+import Registry
+
+/// The route handlers. Each validates its input completely before touching the store; binds go
+/// through ``BindingService`` (the one code path the CLI, CSV batches and the daemon use) with
+/// `source: .http` and the API key's name as the operator.
+struct IngestHandlers: Sendable {
+    let registry: Registry
+    let cloud: any CloudService
+    let service: BindingService
+    let configuration: IngestConfiguration
+    let logger: Logger
+
+    // MARK: QR
+
+    func parse(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let body = try await StrictJSON.decode(IngestAPI.ParseRequest.self, from: request, limit: limit)
+        var payload = try IngestHandlers.parseOffline(body.qr)
+        // Only a label needs the cloud (and so the store), as in `nbgw qr parse`.
+        if case .label = payload {
+            payload = try await cloud.resolve(payload)
+        }
+        switch payload {
+        case .nbBind(let nb): return try IngestJSON.response(QRParseReport(nb))
+        case .matter(let matter): return try IngestJSON.response(QRParseReport(matter))
+        case .label(let label):
+            throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) was not resolved")
+        }
+    }
+
+    // MARK: Bindings
+
+    func bind(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let body = try await StrictJSON.decode(IngestAPI.BindRequest.self, from: request, limit: limit)
+        let payload = try IngestHandlers.parseOffline(body.qr)
+        if case .matter = payload { throw NBGWError.matterIsNotNB }
+        try Registry.validateEntityName(body.account, what: "account name")
+        try Registry.validateEntityName(body.home, what: "home name")
+        if let token = body.token { try IngestHandlers.validateToken(token) }
+        let key = context.apiKeyName ?? "unknown"
+        let result: CloudBindOutcome
+        do {
+            result = try await service.bind(
+                qr: body.qr,
+                account: body.account,
+                home: body.home,
+                token: body.token,
+                source: .http,
+                operator: key,
+                timeout: configuration.bindTimeout
+            )
+        } catch {
+            if error.code != .timeout && error.code != .storeUnavailable {
+                var deviceID: String?
+                if case .nbBind(let nb) = payload {
+                    deviceID = nb.deviceID.rawValue
+                } else if case .nbBind(let nb)? = try? await service.parse(body.qr) {
+                    deviceID = nb.deviceID.rawValue
+                }
+                record(
+                    .init(
+                        kind: .bindRejected,
+                        apiKey: key,
+                        clientAddress: context.clientAddress,
+                        deviceID: deviceID,
+                        account: body.account,
+                        home: body.home,
+                        token: body.token,
+                        code: error.code.rawValue,
+                        message: error.message
+                    )
+                )
+            }
+            throw error
+        }
+        let outcome = result.outcome
+        let binding = outcome.binding
+        record(
+            .init(
+                kind: outcome.status == .bound ? .bind : .bindUnchanged,
+                apiKey: key,
+                clientAddress: context.clientAddress,
+                deviceID: binding.deviceID,
+                account: binding.account,
+                home: binding.home,
+                token: body.token
+            )
+        )
+        return try IngestJSON.response(
+            IngestAPI.BindResponse(
+                status: outcome.status.rawValue,
+                deviceId: binding.deviceID,
+                imei: binding.imei,
+                account: binding.account,
+                home: binding.home,
+                boundAt: binding.boundAt,
+                source: binding.source.rawValue,
+                operator: binding.operator,
+                cloudSync: result.syncState,
+                cloudMessage: result.syncMessage
+            ),
+            status: outcome.status == .bound ? .created : .ok
+        )
+    }
+
+    func unbind(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let deviceID = try IngestHandlers.deviceID(context.parameters.get("deviceId"))
+        let key = context.apiKeyName ?? "unknown"
+        let result: CloudUnbindOutcome
+        do {
+            result = try await cloud.unbindDevice(deviceID: deviceID.rawValue, source: .http, operator: key)
+        } catch {
+            if error.code == .notBound || error.code == .unknownDevice {
+                record(
+                    .init(
+                        kind: .unbindRejected,
+                        apiKey: key,
+                        clientAddress: context.clientAddress,
+                        deviceID: deviceID.rawValue,
+                        code: error.code.rawValue,
+                        message: error.message
+                    )
+                )
+            }
+            throw error
+        }
+        record(
+            .init(
+                kind: .unbind,
+                apiKey: key,
+                clientAddress: context.clientAddress,
+                deviceID: deviceID.rawValue,
+                account: result.binding.account,
+                home: result.binding.home
+            )
+        )
+        return try IngestJSON.response(
+            IngestAPI.UnbindResponse(
+                status: "unbound",
+                deviceId: result.binding.deviceID,
+                account: result.binding.account,
+                home: result.binding.home,
+                cloudSync: result.syncState,
+                cloudMessage: result.syncMessage
+            )
+        )
+    }
+
+    func listBindings(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let query = try IngestHandlers.query(request, allowed: ["account", "limit", "cursor"])
+        let account = query["account"]
+        if let account { try Registry.validateEntityName(account, what: "account name") }
+        let limit = try IngestHandlers.pageLimit(query["limit"])
+        let after = try IngestHandlers.decodeCursor(query["cursor"])
+        if let account, try registry.account(named: account) == nil {
+            throw NBGWError(
+                .unknownAccount,
+                "no account \(account.escapedForDisplay()); add it with `nbgw accounts add`"
+            )
+        }
+        let page = try registry.bindings(account: account, limit: limit + 1, after: after)
+        let items = Array(page.prefix(limit))
+        let next = page.count > limit ? items.last.map { IngestHandlers.encodeCursor($0.deviceID) } : nil
+        return try IngestJSON.response(IngestAPI.BindingsPage(bindings: items, nextCursor: next))
+    }
+
+    // MARK: Pairing tokens
+
+    func createToken(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let raw = context.parameters.get("home") ?? ""
+        guard let home = raw.removingPercentEncoding else {
+            throw NBGWError(.invalidArgument, "home \(raw.escapedForDisplay()) is not valid percent-encoded UTF-8")
+        }
+        try Registry.validateEntityName(home, what: "home name")
+        let data = Data(try await StrictJSON.body(request, limit: limit).readableBytesView)
+        if !data.isEmpty { _ = try StrictJSON.decode(IngestAPI.EmptyRequest.self, from: data) }
+        let key = context.apiKeyName ?? "unknown"
+        let token = try registry.createToken(home: home, operator: key)
+        record(
+            .init(kind: .tokenCreate, apiKey: key, clientAddress: context.clientAddress, home: home, token: token.token)
+        )
+        return try IngestJSON.response(
+            IngestAPI.TokenResponse(token: token.token, home: token.home, expiresAt: token.expiresAt),
+            status: .created
+        )
+    }
+
+    func pairingResult(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let token = context.parameters.get("token") ?? ""
+        try IngestHandlers.validateToken(token)
+        guard let result = try registry.pairingResult(token: token) else {
+            throw NBGWError(
+                .tokenInvalid,
+                "no such pairing token; create one with POST /v1/homes/{home}/pairing-tokens"
+            )
+        }
+        let status =
+            result.token.usedAt != nil
+            ? "used" : (configuration.wallClock.now() >= result.token.expiresAt ? "expired" : "pending")
+        return try IngestJSON.response(
+            IngestAPI.PairingResultResponse(
+                status: status,
+                home: result.token.home,
+                createdAt: result.token.createdAt,
+                expiresAt: result.token.expiresAt,
+                usedAt: result.token.usedAt,
+                devices: result.binding.map { [$0] } ?? [],
+                failures: result.failures.map {
+                    .init(
+                        at: $0.at,
+                        deviceId: $0.deviceID,
+                        account: $0.account,
+                        home: $0.home,
+                        code: $0.code ?? ErrorCode.internalError.rawValue,
+                        message: $0.message
+                    )
+                }
+            )
+        )
+    }
+
+    // MARK: Devices and modems
+
+    func device(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let deviceID = try IngestHandlers.deviceID(context.parameters.get("deviceId"))
+        guard let record = try registry.device(id: deviceID.rawValue) else {
+            throw NBGWError(
+                .unknownDevice,
+                "device \(deviceID.rawValue) is not registered; register the module first (`nbgw devices register`)"
+            )
+        }
+        return try IngestJSON.response(
+            IngestAPI.DeviceResponse(
+                device: record,
+                qr: cloud.labelPayload(for: record),
+                binding: try registry.binding(deviceID: record.deviceID),
+                audit: try registry.auditLog(deviceID: record.deviceID),
+                ingest: try registry.ingestAudit(deviceID: record.deviceID)
+            )
+        )
+    }
+
+    /// Until the daemon (issue 6) exists, the registry's devices with `state: unknown`.
+    func modems(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let query = try IngestHandlers.query(request, allowed: ["limit", "cursor"])
+        let limit = try IngestHandlers.pageLimit(query["limit"])
+        let after = try IngestHandlers.decodeCursor(query["cursor"])
+        let page = try registry.devices(limit: limit + 1, after: after)
+        let items = page.prefix(limit).map {
+            IngestAPI.Modem(
+                deviceId: $0.deviceID,
+                imei: $0.imei,
+                manufacturer: $0.manufacturer,
+                model: $0.model,
+                firmware: $0.firmware,
+                state: "unknown"
+            )
+        }
+        let next = page.count > limit ? items.last.map { IngestHandlers.encodeCursor($0.deviceId) } : nil
+        return try IngestJSON.response(IngestAPI.ModemsPage(modems: items, source: "registry", nextCursor: next))
+    }
+
+    /// Authenticated, rate-limited, body read and discarded: the benchmark's baseline.
+    func noop(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        _ = try await StrictJSON.body(request, limit: limit)
+        return try IngestJSON.response(["status": "ok"])
+    }
+
+    // MARK: Helpers
+
+    var limit: Int { configuration.maxBodyBytes }
+
+    /// Writes the ingest trail row; a failure is logged, never turned into a failed request (the
+    /// change itself has committed with its audit row).
+    func record(_ event: Registry.IngestEvent) {
+        do {
+            try registry.recordIngest(event)
+        } catch {
+            logger.error(
+                "could not record the ingest trail row",
+                metadata: [
+                    "event": "\(event.kind.rawValue)", "device": "\(event.deviceID ?? "-")", "error": "\(error)",
+                ]
+            )
+        }
+    }
+
+    /// Parses without the store: malformed payloads never reach it.
+    static func parseOffline(_ qr: String) throws(NBGWError) -> QRPayload {
+        guard qr.utf8.count <= 4096 else {
+            throw NBGWError(.invalidQR, "the QR payload is \(qr.utf8.count) bytes, over 4096; rescan the label")
+        }
+        return try QRPayloadParser.parse(qr)
+    }
+
+    static func validateToken(_ token: String) throws(NBGWError) {
+        guard (8...64).contains(token.utf8.count),
+            token.utf8.allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+        else {
+            throw NBGWError(
+                .invalidArgument,
+                "pairing token \(token.escapedForDisplay(limit: 16)) is malformed (8 to 64 letters and digits); "
+                    + "create one with POST /v1/homes/{home}/pairing-tokens"
+            )
+        }
+    }
+
+    static func deviceID(_ text: String?) throws(NBGWError) -> DeviceID {
+        do {
+            return try DeviceID(text ?? "")
+        } catch {
+            throw NBGWError(
+                .invalidArgument,
+                "device id \((text ?? "").escapedForDisplay()) is malformed: 1 to 64 characters of A-Z, a-z, 0-9, "
+                    + "'_', '.' or '-'"
+            )
+        }
+    }
+
+    /// The query's items; unknown or repeated parameters are refused (strictness as for bodies).
+    static func query(_ request: Request, allowed: Set<String>) throws(NBGWError) -> [String: String] {
+        var result: [String: String] = [:]
+        for (name, value) in request.uri.queryParameters {
+            let name = String(name)
+            guard allowed.contains(name) else {
+                throw NBGWError(
+                    .invalidArgument,
+                    "unknown query parameter \(name.escapedForDisplay()); allowed: \(allowed.sorted().joined(separator: ", "))"
+                )
+            }
+            guard result[name] == nil else {
+                throw NBGWError(.invalidArgument, "query parameter \(name) given twice")
+            }
+            result[name] = String(value)
+        }
+        return result
+    }
+
+    static func pageLimit(_ text: String?) throws(NBGWError) -> Int {
+        guard let text else { return 100 }
+        guard let value = Int(text), (1...1000).contains(value) else {
+            throw NBGWError(.invalidArgument, "limit \(text.escapedForDisplay()) must be an integer from 1 to 1000")
+        }
+        return value
+    }
+
+    /// Cursors are opaque to clients: base64url of the last device id of the previous page.
+    static func encodeCursor(_ deviceID: String) -> String {
+        Data(deviceID.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeCursor(_ cursor: String?) throws(NBGWError) -> String {
+        guard let cursor, !cursor.isEmpty else { return "" }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard cursor.count <= 128, let data = Data(base64Encoded: base64),
+            let text = String(data: data, encoding: .utf8),
+            (try? DeviceID(text)) != nil
+        else {
+            throw NBGWError(.invalidArgument, "cursor is malformed; pass the nextCursor of the previous page unchanged")
+        }
+        return text
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Hummingbird
+import Logging
+import Pairing
+import Registry
+
+/// Wraps the router: authenticates every request (bearer API key) and applies the per-key rate
+/// limit before any route runs, and turns every failure into `{"error":{"code","message"}}`.
+///
+/// Order matters for "nothing happens": the key is checked before the body is read and before
+/// any handler can touch the store.
+public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == IngestRequestContext {
+    public typealias Context = IngestRequestContext
+
+    let inner: Inner
+    let registry: Registry
+    let rateLimiter: TokenBucketRateLimiter?
+    let usage: APIKeyUsage
+    let logger: Logger
+
+    public func respond(to request: Request, context: Context) async throws -> Response {
+        var context = context
+        do {
+            let key = try authenticate(request)
+            context.apiKeyName = key
+            if let rateLimiter, let wait = rateLimiter.acquire(key) {
+                let seconds = max(1, Int((Double(wait.components.seconds) + 0.999).rounded(.down)))
+                throw IngestError(
+                    status: 429,
+                    code: IngestError.rateLimited,
+                    message: "API key \(key) is over its rate limit (\(rateLimiter.requestsPerSecond) requests/s, "
+                        + "burst \(rateLimiter.burst)); retry after \(seconds) s",
+                    retryAfterSeconds: seconds
+                )
+            }
+            try IngestResponder.checkRoute(request)
+            return try await inner.respond(to: request, context: context)
+        } catch {
+            let mapped = IngestResponder.map(error, request: request)
+            if mapped.status >= 500 {
+                logger.error(
+                    "ingest request failed",
+                    metadata: [
+                        "method": "\(request.method)", "path": "\(request.uri.path)", "code": "\(mapped.code)",
+                        "error": "\(mapped.message)",
+                    ]
+                )
+            }
+            return IngestJSON.errorResponse(mapped)
+        }
+    }
+
+    /// The API key's name, or 401. The key itself is never logged or echoed.
+    func authenticate(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw IngestError(
+                status: 401,
+                code: IngestError.unauthenticated,
+                message: "missing API key: send `Authorization: Bearer <key>`; an operator creates keys with "
+                    + "`nbgw apikeys create --name NAME`"
+            )
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw IngestError(
+                status: 401,
+                code: IngestError.unauthenticated,
+                message: "the Authorization header must be `Bearer <key>`"
+            )
+        }
+        guard let key = try APIKeyCheck.verify(String(parts[1]), registry: registry) else {
+            throw IngestError(
+                status: 401,
+                code: IngestError.unauthenticated,
+                message: "the API key is unknown or revoked; ask an operator for a current key (`nbgw apikeys list`)"
+            )
+        }
+        usage.touch(key.name, registry: registry, logger: logger)
+        return key.name
+    }
+
+    /// 404 for a path no route has, 405 for a known path with another method. (Hummingbird's router
+    /// answers both with its own 404 body; the ingest API answers with its error body.)
+    static func checkRoute(_ request: Request) throws {
+        let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let matching = IngestService.routes.filter { route in
+            let template = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+            return template.count == segments.count
+                && zip(template, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
+        }
+        if matching.isEmpty {
+            throw IngestError(
+                status: 404,
+                code: IngestError.notFound,
+                message: "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
+            )
+        }
+        if !matching.contains(where: { $0.method == request.method.rawValue }) {
+            throw IngestError(
+                status: 405,
+                code: IngestError.methodNotAllowed,
+                message: "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
+                    + matching.map(\.method).joined(separator: ", ") + " (docs/ingest-api.yaml)"
+            )
+        }
+    }
+
+    static func map(_ error: any Error, request: Request) -> IngestError {
+        switch error {
+        case let error as IngestError:
+            return error
+        case let error as NBGWError:
+            return IngestError(error)
+        case let error as any HTTPResponseError:
+            switch error.status {
+            case .notFound:
+                return IngestError(
+                    status: 404,
+                    code: IngestError.notFound,
+                    message:
+                        "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
+                )
+            case .methodNotAllowed:
+                return IngestError(
+                    status: 405,
+                    code: IngestError.methodNotAllowed,
+                    message: "\(request.uri.path.escapedForDisplay()) does not take \(request.method); "
+                        + "see docs/ingest-api.yaml"
+                )
+            case .contentTooLarge:
+                return StrictJSON.tooLarge(0)
+            default:
+                return IngestError(
+                    status: error.status.code,
+                    code: error.status.code < 500
+                        ? ErrorCode.invalidArgument.rawValue : ErrorCode.internalError.rawValue,
+                    message: "\(error.status.reasonPhrase) (\(request.method) \(request.uri.path.escapedForDisplay()))"
+                )
+            }
+        default:
+            return IngestError(
+                status: 500,
+                code: ErrorCode.internalError.rawValue,
+                message: "internal error handling \(request.method) \(request.uri.path.escapedForDisplay()): "
+                    + "\(error); please report it"
+            )
+        }
+    }
+}
+
+/// Verifies presented keys (kept separate so tests and the CLI share it).
+enum APIKeyCheck {
+    static func verify(_ presented: String, registry: Registry) throws(NBGWError) -> Registry.APIKey? {
+        try IngestAPIKeys.verify(presented, registry: registry)
+    }
+}
+
+/// Updates `last_used_at` at most once a minute per key: informational, so not worth a write
+/// per request.
+final class APIKeyUsage: @unchecked Sendable {
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var lastTouched: [String: ContinuousClock.Instant] = [:]
+
+    func touch(_ name: String, registry: Registry, logger: Logger) {
+        let now = ContinuousClock.now
+        lock.lock()
+        let due = lastTouched[name].map { $0.duration(to: now) > .seconds(60) } ?? true
+        if due { lastTouched[name] = now }
+        lock.unlock()
+        guard due else { return }
+        // Off the request path: a store locked by a batch must not delay (or fail) the request.
+        Task.detached(priority: .background) {
+            do {
+                try registry.touchAPIKey(name: name)
+            } catch {
+                logger.warning("could not record API key use", metadata: ["key": "\(name)", "error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Cloud
+import Hummingbird
+import Logging
+import Pairing
+import Provisioning
+import Registry
+
+/// The QR ingest HTTP service (issue 7): scanners, phones and back-office tools submit scanned QR
+/// codes; the gateway parses and binds them with exactly the CLI's rules.
+///
+/// The application it builds is a ServiceLifecycle `Service`: `nbgwd` adds it to its service
+/// group; `nbgw ingest serve` runs it alone with `runService()`.
+public enum IngestService {
+    /// One documented route: method and OpenAPI path (docs/ingest-api.yaml lists exactly these).
+    public struct Route: Hashable, Sendable, CustomStringConvertible {
+        public var method: String
+        public var path: String
+
+        public init(method: String, path: String) {
+            self.method = method
+            self.path = path
+        }
+
+        public var description: String { "\(method) \(path)" }
+    }
+
+    /// Every route the service answers, in the OpenAPI path syntax.
+    public static let routes: [Route] = [
+        Route(method: "POST", path: "/v1/qr/parse"),
+        Route(method: "POST", path: "/v1/bindings"),
+        Route(method: "GET", path: "/v1/bindings"),
+        Route(method: "DELETE", path: "/v1/bindings/{deviceId}"),
+        Route(method: "POST", path: "/v1/homes/{home}/pairing-tokens"),
+        Route(method: "GET", path: "/v1/pairing-tokens/{token}"),
+        Route(method: "GET", path: "/v1/devices/{deviceId}"),
+        Route(method: "GET", path: "/v1/modems"),
+        Route(method: "POST", path: "/v1/noop"),
+    ]
+
+    /// Builds the application: routes, authentication, rate limit and error bodies.
+    ///
+    /// - Parameters:
+    ///   - onServerRunning: called with the bound host and port once the server listens (port 0
+    ///     in the configuration picks a free one).
+    public static func buildApplication(
+        configuration: IngestConfiguration,
+        registry: Registry,
+        cloud: any CloudService,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            responder: buildResponder(configuration: configuration, registry: registry, cloud: cloud, logger: logger),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: configuration.serverName
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.notice("ingest API listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+                await onServerRunning(configuration.host, port)
+            },
+            logger: logger
+        )
+    }
+
+    /// The responder alone (routes behind authentication, rate limit and error mapping).
+    public static func buildResponder(
+        configuration: IngestConfiguration,
+        registry: Registry,
+        cloud: any CloudService,
+        logger: Logger
+    ) -> IngestResponder<RouterResponder<IngestRequestContext>> {
+        let handlers = IngestHandlers(
+            registry: registry,
+            cloud: cloud,
+            service: BindingService(cloud: cloud, registry: registry),
+            configuration: configuration,
+            logger: logger
+        )
+        let router = Router(context: IngestRequestContext.self)
+        router.post("/v1/qr/parse") { try await handlers.parse($0, $1) }
+        router.post("/v1/bindings") { try await handlers.bind($0, $1) }
+        router.get("/v1/bindings") { try await handlers.listBindings($0, $1) }
+        router.delete("/v1/bindings/{deviceId}") { try await handlers.unbind($0, $1) }
+        router.post("/v1/homes/{home}/pairing-tokens") { try await handlers.createToken($0, $1) }
+        router.get("/v1/pairing-tokens/{token}") { try await handlers.pairingResult($0, $1) }
+        router.get("/v1/devices/{deviceId}") { try await handlers.device($0, $1) }
+        router.get("/v1/modems") { try await handlers.modems($0, $1) }
+        router.post("/v1/noop") { try await handlers.noop($0, $1) }
+        return IngestResponder(
+            inner: router.buildResponder(),
+            registry: registry,
+            rateLimiter: configuration.rateLimit.map {
+                TokenBucketRateLimiter(
+                    requestsPerSecond: $0.requestsPerSecond,
+                    burst: $0.burst,
+                    now: configuration.rateLimitClock
+                )
+            },
+            usage: APIKeyUsage(),
+            logger: logger
+        )
+    }
+}

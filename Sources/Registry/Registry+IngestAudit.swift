@@ -1,0 +1,216 @@
+import Foundation
+import GRDB
+import Pairing
+
+extension Registry {
+    /// What an ingest API request did, for ``recordIngest(_:)``.
+    public struct IngestEvent: Sendable, Equatable {
+        public enum Kind: String, Sendable, Codable {
+            case bind
+            case bindUnchanged = "bind_unchanged"
+            case bindRejected = "bind_rejected"
+            case unbind
+            case unbindRejected = "unbind_rejected"
+            case tokenCreate = "token_create"
+        }
+
+        public var kind: Kind
+        /// The API key's name (also the `operator` of the binding and its audit row).
+        public var apiKey: String
+        /// The client's address as the server saw it (`ip:port`).
+        public var clientAddress: String
+        public var deviceID: String?
+        public var account: String?
+        public var home: String?
+        /// The pairing token the request named (only its row id is stored, never the token).
+        public var token: String?
+        public var code: String?
+        public var message: String?
+
+        public init(
+            kind: Kind,
+            apiKey: String,
+            clientAddress: String,
+            deviceID: String? = nil,
+            account: String? = nil,
+            home: String? = nil,
+            token: String? = nil,
+            code: String? = nil,
+            message: String? = nil
+        ) {
+            self.kind = kind
+            self.apiKey = apiKey
+            self.clientAddress = clientAddress
+            self.deviceID = deviceID
+            self.account = account
+            self.home = home
+            self.token = token
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// One row of the ingest trail, joined to its audit row when it has one.
+    public struct IngestAuditEntry: Sendable, Equatable, Codable {
+        public var id: Int64
+        public var at: Date
+        public var auditID: Int64?
+        public var event: String
+        public var apiKey: String
+        public var clientAddress: String
+        public var deviceID: String?
+        public var account: String?
+        public var home: String?
+        public var code: String?
+        public var message: String?
+
+        enum CodingKeys: String, CodingKey {
+            case auditID = "auditId"
+            case deviceID = "deviceId"
+            case id, at, event, apiKey, clientAddress, account, home, code, message
+        }
+    }
+
+    /// A pairing token's result (the seed's "query pairing result"): the device bound with it and
+    /// the ingest API's refused attempts with their codes.
+    public struct PairingResult: Sendable, Equatable {
+        public var token: PairingToken
+        /// The binding made with this token, if it still stands.
+        public var binding: BindingRecord?
+        /// Refused ingest API binds that named this token, oldest first.
+        public var failures: [IngestAuditEntry]
+    }
+
+    /// Appends the ingest trail row for a request and links it to the audit row the change wrote:
+    /// for `bind`/`unbind` the device's latest such row; for `bind_rejected` the oldest HTTP
+    /// rejection of the device by this key with this code not linked yet.
+    public func recordIngest(_ event: IngestEvent) throws(NBGWError) {
+        let now = nowMillis()
+        try write { db in
+            let auditID: Int64? =
+                switch event.kind {
+                case .bind, .unbind:
+                    try Int64.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT id FROM audit_log WHERE device_id = ? AND event = ? AND source = 'http'
+                                AND operator = ? ORDER BY id DESC LIMIT 1
+                                """
+                        ),
+                        arguments: [event.deviceID, event.kind.rawValue, event.apiKey]
+                    )
+                case .bindRejected where event.deviceID != nil:
+                    try Int64.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT a.id FROM audit_log a WHERE a.device_id = ? AND a.event = 'bind_rejected'
+                                AND a.source = 'http' AND a.operator = ? AND a.code = ?
+                                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
+                                ORDER BY a.id LIMIT 1
+                                """
+                        ),
+                        arguments: [event.deviceID, event.apiKey, event.code]
+                    )
+                default: nil
+                }
+            let tokenID: Int64? =
+                if let token = event.token {
+                    try Int64.fetchOne(
+                        db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
+                        arguments: [token]
+                    )
+                } else {
+                    nil
+                }
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO ingest_audit
+                        (at, audit_id, event, api_key, client_address, device_id, account, home, token_id, code, message)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                now, auditID, event.kind.rawValue, event.apiKey, String(event.clientAddress.prefix(128)),
+                event.deviceID, event.account, event.home, tokenID, event.code,
+                event.message.map { String($0.prefix(1024)) },
+            ])
+        }
+    }
+
+    /// The ingest trail, oldest first, optionally for one device.
+    public func ingestAudit(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [IngestAuditEntry] {
+        try read { db in
+            let rows =
+                if let deviceID {
+                    try Row.fetchAll(
+                        db,
+                        sql: "SELECT * FROM ingest_audit WHERE device_id = ? ORDER BY id LIMIT ?",
+                        arguments: [deviceID, limit]
+                    )
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT * FROM ingest_audit ORDER BY id LIMIT ?", arguments: [limit])
+                }
+            return rows.map(Registry.ingestAuditEntry)
+        }
+    }
+
+    /// The pairing result for `token`, or nil when no such token was issued.
+    public func pairingResult(token: String) throws(NBGWError) -> PairingResult? {
+        guard let record = try self.token(token) else { return nil }
+        return try read { db in
+            let tokenID = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM pairing_token WHERE token = ?",
+                arguments: [token]
+            )
+            let binding = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.device_id, d.imei, a.name AS account, h.name AS home, b.bound_at, b.source, b.operator
+                    FROM binding b JOIN device d ON d.id = b.device_row JOIN account a ON a.id = b.account_id
+                    JOIN home h ON h.id = b.home_id WHERE b.token_id = ?
+                    """,
+                arguments: [tokenID]
+            ).map { row in
+                BindingRecord(
+                    deviceID: row["device_id"],
+                    imei: row["imei"],
+                    account: row["account"],
+                    home: row["home"],
+                    boundAt: Date(millis: row["bound_at"]),
+                    source: BindingSource(rawValue: row["source"]) ?? .cli,
+                    operator: row["operator"]
+                )
+            }
+            let failures = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM ingest_audit WHERE token_id = ? AND event = 'bind_rejected' ORDER BY id LIMIT 1000",
+                arguments: [tokenID]
+            ).map(Registry.ingestAuditEntry)
+            return PairingResult(token: record, binding: binding, failures: failures)
+        }
+    }
+
+    static func ingestAuditEntry(_ row: Row) -> IngestAuditEntry {
+        IngestAuditEntry(
+            id: row["id"],
+            at: Date(millis: row["at"]),
+            auditID: row["audit_id"],
+            event: row["event"],
+            apiKey: row["api_key"],
+            clientAddress: row["client_address"],
+            deviceID: row["device_id"],
+            account: row["account"],
+            home: row["home"],
+            code: row["code"],
+            message: row["message"]
+        )
+    }
+}
+
+extension Registry {
+    /// The rule account and home names follow (1 to 64 characters, no control characters, no
+    /// surrounding spaces), for callers that validate input before touching the store.
+    public static func validateEntityName(_ name: String, what: String) throws(NBGWError) {
+        try validateName(name, what: what)
+    }
+}
