@@ -26,6 +26,17 @@ let package = Package(
         .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
         .target(name: "ATKit"),
 
+        // The modem simulator: pseudo-terminals playing module families, for tests, demo and benchmarks.
+        .target(name: "ModemSimulatorKit", path: "tools/modem-sim/Sources"),
+        .executableTarget(
+            name: "nbgw-modem-sim",
+            dependencies: [
+                "ModemSimulatorKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/modem-sim/main"
+        ),
+
         // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(
@@ -111,6 +122,7 @@ let package = Package(
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
         .testTarget(name: "ATKitTests", dependencies: ["ATKit"]),
+        .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit"]),
         .testTarget(
             name: "RegistryTests",
             dependencies: ["Registry", "Pairing", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]

@@ -1,0 +1,193 @@
+import ATKit
+import ArgumentParser
+import Foundation
+
+/// `nbgw at TTY [COMMAND...]`: raw AT for diagnostics, warthog618's `modeminfo` in spirit.
+struct ATConsole: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "at",
+        abstract: "Send raw AT commands to TTY, or open an interactive AT console.",
+        discussion: """
+            With commands: sends each in turn and prints its information lines and final result \
+            (URCs go to stderr as "urc: ..."). Without: an interactive console; type commands, \
+            Ctrl-D or "exit" to leave; URCs are printed as they arrive, marked "urc:". Slow commands \
+            (AT+COPS=?, AT+CFUN=, AT+CGATT=, reboots) get their long timeouts. Exit 0 when every command \
+            succeeded, 52 when one failed or timed out, 50/51 as for `nbgw modem probe`.
+            """
+    )
+
+    @Argument(help: "The serial port, e.g. /dev/ttyUSB2.")
+    var tty: String
+
+    @Argument(help: "Commands, e.g. 'AT+CSQ' 'AT+CEREG?'. None: interactive console.")
+    var commands: [String] = []
+
+    @OptionGroup var port: ModemPortOptions
+
+    @Option(help: "Seconds to wait for an ordinary command's final result.")
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
+    }
+
+    struct Result: Encodable {
+        var command: String
+        var lines: [String]
+        var final: String
+        var ok: Bool
+    }
+
+    struct BatchReport: Encodable {
+        var port: String
+        var baud: Int
+        var results: [Result]
+        var urcs: [String]
+    }
+
+    struct Event: Encodable {
+        var type: String
+        var command: String?
+        var lines: [String]?
+        var final: String?
+        var ok: Bool?
+        var line: String?
+    }
+
+    func run() async throws {
+        let connection: ModemConnection
+        do {
+            connection = try await ModemProbe(options: port.probeOptions).connect(port: tty)
+        } catch {
+            throw ModemExit.fail(error, json: port.json)
+        }
+        let session = ATSession(
+            transport: connection.transport,
+            configuration: ATSessionConfiguration(
+                defaultTimeout: .milliseconds(Int(timeout * 1000)),
+                urcTable: ModemDialect.unionURCTable
+            )
+        )
+        let urcs = URCCollector()
+        let json = port.json
+        let interactive = commands.isEmpty
+        let printer = Task {
+            for await urc in session.urcs {
+                urcs.append(urc.description)
+                if interactive && json {
+                    Output.json(Event(type: "urc", line: urc.description))
+                } else {
+                    FileHandle.standardError.write(Data("urc: \(urc)\n".utf8))
+                }
+            }
+        }
+        let failure: (code: String, message: String, status: Int32)?
+        var results: [Result] = []
+        if interactive {
+            failure = await console(session)
+        } else {
+            (results, failure) = await batch(session)
+        }
+        await session.close()
+        await printer.value
+        if json && !interactive {
+            Output.json(BatchReport(port: tty, baud: connection.baudRate, results: results, urcs: urcs.lines))
+        }
+        if let failure {
+            // With --json the object above already carries every result: the failure only adds
+            // the exit status and a line on stderr.
+            throw ModemExit.fail(code: failure.code, message: failure.message, status: failure.status, json: false)
+        }
+    }
+
+    /// Runs `commands`; returns their results and the failure to report, if any.
+    private func batch(_ session: ATSession) async -> ([Result], (code: String, message: String, status: Int32)?) {
+        var results: [Result] = []
+        var firstFailure: (code: String, message: String, status: Int32)?
+        for command in commands {
+            let (exchange, fatal) = await ATExchange.run(
+                command,
+                on: session,
+                timeout: .milliseconds(Int(timeout * 1000))
+            )
+            results.append(
+                Result(command: command, lines: exchange.lines, final: exchange.summary, ok: exchange.succeeded)
+            )
+            if !port.json { printText(exchange) }
+            if !exchange.succeeded, firstFailure == nil {
+                firstFailure =
+                    fatal
+                    ? ("DEAD_PORT", "\(tty): \(exchange.summary)", 51)
+                    : ("MODEM_ERROR", "\(command) on \(tty): \(exchange.summary)", 52)
+            }
+            if fatal { break }
+        }
+        return (results, firstFailure)
+    }
+
+    /// The interactive console; returns a failure only when the port went away.
+    private func console(_ session: ATSession) async -> (code: String, message: String, status: Int32)? {
+        if !port.json {
+            FileHandle.standardError.write(Data("connected to \(tty); type AT commands, Ctrl-D to leave\n".utf8))
+        }
+        for await line in StandardInputLines.stream() {
+            let command = line.trimmingCharacters(in: .whitespaces)
+            if command.isEmpty { continue }
+            if ["exit", "quit"].contains(command.lowercased()) { break }
+            let (exchange, fatal) = await ATExchange.run(
+                command,
+                on: session,
+                timeout: .milliseconds(Int(timeout * 1000))
+            )
+            if port.json {
+                Output.json(
+                    Event(
+                        type: "response",
+                        command: command,
+                        lines: exchange.lines,
+                        final: exchange.summary,
+                        ok: exchange.succeeded
+                    )
+                )
+            } else {
+                printText(exchange)
+            }
+            if fatal { return ("DEAD_PORT", "\(tty): \(exchange.summary)", 51) }
+        }
+        return nil
+    }
+
+    private func printText(_ exchange: ATExchange) {
+        for line in exchange.lines { Output.line(line) }
+        Output.line(exchange.summary)
+    }
+}
+
+/// URC lines seen so far (appended by the printer task, read at the end).
+final class URCCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var collected: [String] = []
+
+    func append(_ line: String) {
+        lock.withLock { collected.append(line) }
+    }
+
+    var lines: [String] { lock.withLock { collected } }
+}
+
+/// Lines from stdin as an async stream, read on a dedicated thread (stdin blocks).
+enum StandardInputLines {
+    static func stream() -> AsyncStream<String> {
+        AsyncStream { continuation in
+            let thread = Thread {
+                while let line = readLine() {
+                    continuation.yield(line)
+                }
+                continuation.finish()
+            }
+            thread.start()
+        }
+    }
+}
