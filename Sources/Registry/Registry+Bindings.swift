@@ -18,18 +18,8 @@ extension Registry {
     )
         throws(NBGWError) -> BindOutcome
     {
-        do {
-            return try withBusyTimeout(timeout) { db in
-                try Registry.bindInTransaction(db, command, now: nowMillis)
-            }
-        } catch let error as NBGWError {
-            if error.code != .timeout && error.code != .storeUnavailable {
-                try? recordRejection(command, error)
-            }
-            throw error
-        } catch {
-            throw Registry.storeError(error, path: path)
-        }
+        // One implementation: the cloud-synced variant (Registry+CloudSync) with nothing to enqueue.
+        try bind(command, timeout: timeout) { _ in nil }.change
     }
 
     /// Runs `body` on the writer with SQLite's busy timeout set to `timeout` (restored after), and
@@ -50,17 +40,6 @@ extension Registry {
                     + "another writer; retry, or raise --timeout"
             )
         }
-    }
-
-    /// `now` is read once the write lock is held: time spent waiting for the lock must not let an
-    /// expired token through.
-    static func bindInTransaction(_ db: Database, _ command: BindCommand, now: () -> Int64) throws -> BindOutcome {
-        var outcome: BindOutcome?
-        try db.inTransaction(.immediate) {
-            outcome = try bindRules(db, command, now: now())
-            return .commit
-        }
-        return outcome!
     }
 
     static func bindRules(_ db: Database, _ command: BindCommand, now: Int64) throws -> BindOutcome {
@@ -233,31 +212,8 @@ extension Registry {
     ) throws(NBGWError)
         -> BindingRecord
     {
-        let now = nowMillis()
-        return try write { db in
-            guard let binding = try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first else {
-                if try Registry.fetchDevice(db, column: .deviceID, value: deviceID) == nil {
-                    throw NBGWError(.unknownDevice, "device \(deviceID.escapedForDisplay()) is not registered")
-                }
-                throw NBGWError(.notBound, "device \(deviceID) is not bound; nothing to unbind")
-            }
-            try db.execute(
-                sql: "DELETE FROM binding WHERE device_row = (SELECT id FROM device WHERE device_id = ?)",
-                arguments: [deviceID]
-            )
-            try Registry.appendAudit(
-                db,
-                at: now,
-                event: "unbind",
-                deviceID: deviceID,
-                imei: binding.imei,
-                account: binding.account,
-                home: binding.home,
-                source: source.rawValue,
-                operator: `operator`
-            )
-            return binding
-        }
+        // One implementation: the cloud-synced variant with nothing to enqueue.
+        try unbind(deviceID: deviceID, source: source, operator: `operator`) { _ in nil }.change
     }
 
     /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.

@@ -23,7 +23,7 @@ extension Registry {
             return try withBusyTimeout(timeout) { db in
                 var result: SyncedChange<BindOutcome>?
                 try db.inTransaction(.immediate) {
-                    // `now` is read once the write lock is held (see `bindInTransaction`).
+                    // `now` is read once the write lock is held: waiting for the lock must not let an expired token through.
                     let now = nowMillis()
                     let outcome = try Registry.bindRules(db, command, now: now)
                     var entry: OutboxEntry?
