@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -106,6 +107,7 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
@@ -145,6 +147,7 @@ let package = Package(
                 "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
         .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),

@@ -6,7 +6,7 @@ import Registry
 /// `--json` shapes (docs/cli.md): camelCase, `deviceId`, absent optional values omitted.
 public enum IngestAPI {
     /// `POST /v1/qr/parse`.
-    public struct ParseRequest: Decodable, Sendable {
+    public struct ParseRequest: Decodable, Sendable, FlatRequest {
         public var qr: String
 
         public init(from decoder: any Decoder) throws {
@@ -14,10 +14,17 @@ public enum IngestAPI {
             let container = try decoder.container(keyedBy: StrictJSON.AnyKey.self)
             qr = try container.decode(String.self, forKey: .init(stringValue: "qr"))
         }
+
+        init?(fields: [String: String?]) throws {
+            try StrictJSON.rejectUnknown(fields, allowed: ["qr"])
+            guard let qr = fields["qr"] else { throw StrictJSON.missing("qr") }
+            guard let qr else { return nil }
+            self.qr = qr
+        }
     }
 
     /// `POST /v1/bindings`.
-    public struct BindRequest: Decodable, Sendable {
+    public struct BindRequest: Decodable, Sendable, FlatRequest {
         public var qr: String
         public var account: String
         public var home: String
@@ -31,12 +38,31 @@ public enum IngestAPI {
             home = try container.decode(String.self, forKey: .init(stringValue: "home"))
             token = try container.decodeIfPresent(String.self, forKey: .init(stringValue: "token"))
         }
+
+        init?(fields: [String: String?]) throws {
+            try StrictJSON.rejectUnknown(fields, allowed: ["qr", "account", "home", "token"])
+            // In the order the Decodable initializer reads them, so the same field is named missing.
+            var required: [String] = []
+            for name in ["qr", "account", "home"] {
+                guard let value = fields[name] else { throw StrictJSON.missing(name) }
+                guard let value else { return nil }
+                required.append(value)
+            }
+            qr = required[0]
+            account = required[1]
+            home = required[2]
+            token = fields["token"] ?? nil
+        }
     }
 
     /// `POST /v1/homes/{home}/pairing-tokens`: an empty body or `{}`.
-    public struct EmptyRequest: Decodable, Sendable {
+    public struct EmptyRequest: Decodable, Sendable, FlatRequest {
         public init(from decoder: any Decoder) throws {
             try StrictJSON.rejectUnknownKeys(decoder, allowed: [])
+        }
+
+        init?(fields: [String: String?]) throws {
+            try StrictJSON.rejectUnknown(fields, allowed: [])
         }
     }
 
@@ -70,11 +96,25 @@ public enum IngestAPI {
         public var nextCursor: String?
     }
 
-    /// A new pairing token: `token create --json`'s shape.
+    /// A new pairing token: `token create --json`'s shape plus `expires_at`, the name issue 7 gives
+    /// the field (`{token, expires_at}`); both carry the same instant.
     public struct TokenResponse: Encodable, Sendable {
         public var token: String
         public var home: String
         public var expiresAt: Date
+
+        enum CodingKeys: String, CodingKey {
+            case token, home, expiresAt
+            case expiresAtSnake = "expires_at"
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(token, forKey: .token)
+            try container.encode(home, forKey: .home)
+            try container.encode(expiresAt, forKey: .expiresAt)
+            try container.encode(expiresAt, forKey: .expiresAtSnake)
+        }
     }
 
     /// A pairing token's result (the seed's "query pairing result").

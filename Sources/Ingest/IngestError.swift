@@ -1,8 +1,9 @@
 import Pairing
 
 /// An error the ingest API answers with: an HTTP status and the body
-/// `{"error":{"code","message"}}`. Wraps every ``ErrorCode`` (status from
-/// ``ErrorCode/httpStatus``) plus the HTTP-only codes below.
+/// `{"error":{"code","message"}}`. Every code is an ``ErrorCode`` (status from
+/// ``ErrorCode/httpStatus``), the HTTP-only ones included (`UNAUTHENTICATED`, `PAYLOAD_TOO_LARGE`,
+/// `RATE_LIMITED`, `NOT_FOUND`, `METHOD_NOT_ALLOWED`), so the CLI and the API share one list.
 public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int
     public var code: String
@@ -17,34 +18,27 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public init(_ error: NBGWError) {
-        self.init(status: error.code.httpStatus, code: error.code.rawValue, message: error.message)
+    public init(_ error: NBGWError, retryAfterSeconds: Int? = nil) {
+        self.init(
+            status: error.code.httpStatus,
+            code: error.code.rawValue,
+            message: error.message,
+            retryAfterSeconds: retryAfterSeconds
+        )
+    }
+
+    public init(_ code: ErrorCode, _ message: String, retryAfterSeconds: Int? = nil) {
+        self.init(NBGWError(code, message), retryAfterSeconds: retryAfterSeconds)
     }
 
     public var description: String { "\(status) \(code): \(message)" }
 
-    // HTTP-only codes. They are not ``ErrorCode`` cases because they have no CLI exit status;
-    // docs/ingest-api.yaml lists them with the others.
-
-    /// 401: no, malformed, unknown or revoked API key.
-    public static let unauthenticated = "UNAUTHENTICATED"
-    /// 413: the body is over ``IngestConfiguration/maxBodyBytes``.
-    public static let payloadTooLarge = "PAYLOAD_TOO_LARGE"
-    /// 429: the key's token bucket is empty.
-    public static let rateLimited = "RATE_LIMITED"
-    /// 404: no such route.
-    public static let notFound = "NOT_FOUND"
-    /// 405: the route exists but not with this method.
-    public static let methodNotAllowed = "METHOD_NOT_ALLOWED"
-
-    /// Every code the ingest API can answer with.
+    /// Every code the ingest API can answer with (docs/ingest-api.yaml lists them all).
     public static var allCodes: [String] {
-        ErrorCode.allCases.map(\.rawValue) + [
-            unauthenticated, payloadTooLarge, rateLimited, notFound, methodNotAllowed,
-        ]
+        ErrorCode.allCases.map(\.rawValue)
     }
 
     static func invalid(_ message: String) -> IngestError {
-        IngestError(NBGWError(.invalidArgument, message))
+        IngestError(.invalidArgument, message)
     }
 }

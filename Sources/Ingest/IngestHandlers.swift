@@ -47,28 +47,26 @@ struct IngestHandlers: Sendable {
         let result: CloudBindOutcome
         do {
             result = try await service.bind(
-                qr: body.qr,
+                payload,
                 account: body.account,
                 home: body.home,
                 token: body.token,
                 source: .http,
                 operator: key,
+                ingest: BindCommand.IngestOrigin(apiKey: key, clientAddress: context.clientAddress),
                 timeout: configuration.bindTimeout
             )
         } catch {
-            if error.code != .timeout && error.code != .storeUnavailable {
-                var deviceID: String?
-                if case .nbBind(let nb) = payload {
-                    deviceID = nb.deviceID.rawValue
-                } else if case .nbBind(let nb)? = try? await service.parse(body.qr) {
-                    deviceID = nb.deviceID.rawValue
-                }
+            // A refusal inside the store wrote its trail row with its audit row, in one transaction.
+            // Only a label that does not resolve is refused before the store: its row is written here.
+            if error.code != .timeout, error.code != .storeUnavailable, case .label = payload,
+                await !resolves(body.qr)
+            {
                 record(
                     .init(
                         kind: .bindRejected,
                         apiKey: key,
                         clientAddress: context.clientAddress,
-                        deviceID: deviceID,
                         account: body.account,
                         home: body.home,
                         token: body.token,
@@ -81,18 +79,7 @@ struct IngestHandlers: Sendable {
         }
         let outcome = result.outcome
         let binding = outcome.binding
-        record(
-            .init(
-                kind: outcome.status == .bound ? .bind : .bindUnchanged,
-                apiKey: key,
-                clientAddress: context.clientAddress,
-                deviceID: binding.deviceID,
-                account: binding.account,
-                home: binding.home,
-                token: body.token
-            )
-        )
-        return try IngestJSON.response(
+        return IngestJSON.bindResponse(
             IngestAPI.BindResponse(
                 status: outcome.status.rawValue,
                 deviceId: binding.deviceID,
@@ -181,9 +168,10 @@ struct IngestHandlers: Sendable {
         let data = Data(try await StrictJSON.body(request, limit: limit).readableBytesView)
         if !data.isEmpty { _ = try StrictJSON.decode(IngestAPI.EmptyRequest.self, from: data) }
         let key = context.apiKeyName ?? "unknown"
-        let token = try registry.createToken(home: home, operator: key)
-        record(
-            .init(kind: .tokenCreate, apiKey: key, clientAddress: context.clientAddress, home: home, token: token.token)
+        let token = try registry.createToken(
+            home: home,
+            operator: key,
+            ingest: BindCommand.IngestOrigin(apiKey: key, clientAddress: context.clientAddress)
         )
         return try IngestJSON.response(
             IngestAPI.TokenResponse(token: token.token, home: token.home, expiresAt: token.expiresAt),
@@ -276,8 +264,15 @@ struct IngestHandlers: Sendable {
 
     var limit: Int { configuration.maxBodyBytes }
 
-    /// Writes the ingest trail row; a failure is logged, never turned into a failed request (the
-    /// change itself has committed with its audit row).
+    /// True when `qr` resolves to an NB-IoT device now (used only on the error path of a bind).
+    func resolves(_ qr: String) async -> Bool {
+        if case .nbBind? = try? await service.parse(qr) { return true }
+        return false
+    }
+
+    /// Writes the ingest trail row of a change that did not write it itself (unbinds, binds refused
+    /// before the store); a failure is logged, never turned into a failed request (the change itself
+    /// has committed with its audit row).
     func record(_ event: Registry.IngestEvent) {
         do {
             try registry.recordIngest(event)

@@ -26,9 +26,8 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
             if let rateLimiter, let wait = rateLimiter.acquire(key) {
                 let seconds = max(1, Int((Double(wait.components.seconds) + 0.999).rounded(.down)))
                 throw IngestError(
-                    status: 429,
-                    code: IngestError.rateLimited,
-                    message: "API key \(key) is over its rate limit (\(rateLimiter.requestsPerSecond) requests/s, "
+                    .rateLimited,
+                    "API key \(key) is over its rate limit (\(rateLimiter.requestsPerSecond) requests/s, "
                         + "burst \(rateLimiter.burst)); retry after \(seconds) s",
                     retryAfterSeconds: seconds
                 )
@@ -54,25 +53,19 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
     func authenticate(_ request: Request) throws -> String {
         guard let header = request.headers[.authorization] else {
             throw IngestError(
-                status: 401,
-                code: IngestError.unauthenticated,
-                message: "missing API key: send `Authorization: Bearer <key>`; an operator creates keys with "
+                .unauthenticated,
+                "missing API key: send `Authorization: Bearer <key>`; an operator creates keys with "
                     + "`nbgw apikeys create --name NAME`"
             )
         }
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw IngestError(
-                status: 401,
-                code: IngestError.unauthenticated,
-                message: "the Authorization header must be `Bearer <key>`"
-            )
+            throw IngestError(.unauthenticated, "the Authorization header must be `Bearer <key>`")
         }
         guard let key = try APIKeyCheck.verify(String(parts[1]), registry: registry) else {
             throw IngestError(
-                status: 401,
-                code: IngestError.unauthenticated,
-                message: "the API key is unknown or revoked; ask an operator for a current key (`nbgw apikeys list`)"
+                .unauthenticated,
+                "the API key is unknown or revoked; ask an operator for a current key (`nbgw apikeys list`)"
             )
         }
         usage.touch(key.name, registry: registry, logger: logger)
@@ -83,23 +76,20 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
     /// answers both with its own 404 body; the ingest API answers with its error body.)
     static func checkRoute(_ request: Request) throws {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let matching = IngestService.routes.filter { route in
-            let template = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            return template.count == segments.count
-                && zip(template, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
+        let matching = IngestService.routeTemplates.filter { template in
+            template.segments.count == segments.count
+                && zip(template.segments, segments).allSatisfy { $0.isEmpty ? !$1.isEmpty : $0 == $1 }
         }
         if matching.isEmpty {
             throw IngestError(
-                status: 404,
-                code: IngestError.notFound,
-                message: "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
+                .notFound,
+                "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
             )
         }
         if !matching.contains(where: { $0.method == request.method.rawValue }) {
             throw IngestError(
-                status: 405,
-                code: IngestError.methodNotAllowed,
-                message: "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
+                .methodNotAllowed,
+                "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
                     + matching.map(\.method).joined(separator: ", ") + " (docs/ingest-api.yaml)"
             )
         }
@@ -115,17 +105,13 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
             switch error.status {
             case .notFound:
                 return IngestError(
-                    status: 404,
-                    code: IngestError.notFound,
-                    message:
-                        "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
+                    .notFound,
+                    "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
                 )
             case .methodNotAllowed:
                 return IngestError(
-                    status: 405,
-                    code: IngestError.methodNotAllowed,
-                    message: "\(request.uri.path.escapedForDisplay()) does not take \(request.method); "
-                        + "see docs/ingest-api.yaml"
+                    .methodNotAllowed,
+                    "\(request.uri.path.escapedForDisplay()) does not take \(request.method); see docs/ingest-api.yaml"
                 )
             case .contentTooLarge:
                 return StrictJSON.tooLarge(0)

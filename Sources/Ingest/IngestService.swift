@@ -37,6 +37,13 @@ public enum IngestService {
         Route(method: "POST", path: "/v1/noop"),
     ]
 
+    /// The routes split into path segments once; a parameter (`{deviceId}`) is an empty segment,
+    /// which matches any non-empty one (404/405 checks on every request).
+    static let routeTemplates: [(method: String, segments: [Substring])] = routes.map { route in
+        let segments = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return (route.method, segments.map { $0.hasPrefix("{") ? "" : $0 })
+    }
+
     /// Builds the application: routes, authentication, rate limit and error bodies.
     ///
     /// - Parameters:
@@ -65,12 +72,26 @@ public enum IngestService {
     }
 
     /// The responder alone (routes behind authentication, rate limit and error mapping).
+    ///
+    /// With ``IngestConfiguration/walCheckpointInterval`` set, it switches `registry` to background
+    /// WAL checkpoints (for the registry's lifetime), so no request pays for a checkpoint's fsync.
     public static func buildResponder(
         configuration: IngestConfiguration,
         registry: Registry,
         cloud: any CloudService,
         logger: Logger
     ) -> IngestResponder<RouterResponder<IngestRequestContext>> {
+        if let interval = configuration.walCheckpointInterval {
+            do {
+                try registry.checkpointInBackground(every: interval)
+            } catch {
+                // Not fatal: the registry keeps checkpointing inside commits, only slower.
+                logger.warning(
+                    "could not start background WAL checkpoints; commits keep checkpointing",
+                    metadata: ["store": "\(registry.path)", "error": "\(error)"]
+                )
+            }
+        }
         let handlers = IngestHandlers(
             registry: registry,
             cloud: cloud,

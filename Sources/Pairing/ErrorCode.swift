@@ -27,11 +27,23 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case missingField = "MISSING_FIELD"
     case duplicateInFile = "DUPLICATE_IN_FILE"
     case invalidRow = "INVALID_ROW"
+    // Requests to the ingest HTTP API (issue 7); a CLI that calls the API exits with these too.
+    /// The request body is over the server's limit.
+    case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    /// No route has this path.
+    case notFound = "NOT_FOUND"
+    /// The path exists, but not with this method.
+    case methodNotAllowed = "METHOD_NOT_ALLOWED"
+    /// No, a malformed, an unknown or a revoked API key.
+    case unauthenticated = "UNAUTHENTICATED"
+    /// The API key's request budget is spent for now; retry after the `Retry-After` seconds.
+    case rateLimited = "RATE_LIMITED"
     case storeUnavailable = "STORE_UNAVAILABLE"
     case internalError = "INTERNAL"
 
     /// The process exit status `nbgw` uses for this code. 0 is success, 1 is reserved for
-    /// "some rows failed" in batch commands, 64 for usage errors (argument parsing).
+    /// "some rows failed" in batch commands, 64 for usage errors (argument parsing), 78 for the
+    /// daemon's bad configuration (both sysexits(3)); 50 to 52 belong to `nbgw modem`/`nbgw at`.
     public var exitCode: Int32 {
         switch self {
         case .qrProtocolNotRecognized: 10
@@ -54,6 +66,11 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
         case .missingField: 41
         case .duplicateInFile: 42
         case .invalidRow: 43
+        case .payloadTooLarge: 44
+        case .notFound: 45
+        case .methodNotAllowed: 46
+        case .unauthenticated: 60
+        case .rateLimited: 61
         case .storeUnavailable: 70
         case .internalError: 71
         }
@@ -65,10 +82,14 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
         case .qrProtocolNotRecognized, .invalidQR, .notNBDevice, .invalidArgument, .missingField, .duplicateInFile,
             .invalidRow:
             400
+        case .unauthenticated: 401
         case .guestNotAllowedStrongBind, .productNotAllowed, .homeAccessDenied: 403
-        case .unknownDevice, .unknownAccount, .unknownHome, .notBound, .tokenInvalid: 404
+        case .unknownDevice, .unknownAccount, .unknownHome, .notBound, .tokenInvalid, .notFound: 404
+        case .methodNotAllowed: 405
         case .deviceAlreadyBound, .accountExists, .homeExists: 409
         case .tokenExpired: 410
+        case .payloadTooLarge: 413
+        case .rateLimited: 429
         case .timeout, .storeUnavailable: 503
         case .internalError: 500
         }

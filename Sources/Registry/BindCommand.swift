@@ -3,6 +3,21 @@ import Pairing
 
 /// Everything the store needs to bind one device. Parsing and label resolution happen before.
 public struct BindCommand: Sendable, Equatable {
+    /// Who asked over the ingest HTTP API. When a command carries one, the bind writes its
+    /// `ingest_audit` row (the key's name and the client's address) in its own transaction, linked to
+    /// the audit row it writes: one commit per HTTP bind, and no change without its trail row.
+    public struct IngestOrigin: Sendable, Equatable {
+        /// The API key's name (also the bind's `operator`).
+        public var apiKey: String
+        /// The client's address as the server saw it (`ip:port`, `[ip]:port` for IPv6).
+        public var clientAddress: String
+
+        public init(apiKey: String, clientAddress: String) {
+            self.apiKey = apiKey
+            self.clientAddress = clientAddress
+        }
+    }
+
     public var deviceID: DeviceID
     public var account: String
     public var home: String
@@ -10,6 +25,8 @@ public struct BindCommand: Sendable, Equatable {
     public var token: String?
     public var source: BindingSource
     public var `operator`: String?
+    /// Set by the ingest API only; nil for the CLI, CSV batches and the daemon.
+    public var ingest: IngestOrigin?
 
     public init(
         deviceID: DeviceID,
@@ -17,7 +34,8 @@ public struct BindCommand: Sendable, Equatable {
         home: String,
         token: String? = nil,
         source: BindingSource,
-        operator: String? = nil
+        operator: String? = nil,
+        ingest: IngestOrigin? = nil
     ) {
         self.deviceID = deviceID
         self.account = account
@@ -25,5 +43,6 @@ public struct BindCommand: Sendable, Equatable {
         self.token = token
         self.source = source
         self.operator = `operator`
+        self.ingest = ingest
     }
 }

@@ -2,12 +2,15 @@ import CSQLite
 import GRDB
 
 /// A prepared statement on a GRDB connection, driven through the SQLite C API: for the CSV batch's
-/// per-row statements, where GRDB's argument arrays and row objects cost more than the SQL itself.
-/// Values are always bound as parameters, never spliced into SQL.
+/// per-row statements and a single bind's transaction, where GRDB's argument arrays and row
+/// objects cost more than the SQL itself. Values are always bound as parameters, never spliced
+/// into SQL.
 final class PreparedStatement {
     private let handle: OpaquePointer
     private let connection: OpaquePointer
     let sql: String
+    /// False for a statement GRDB owns (``cached(_:_:)``): GRDB finalizes it with its connection.
+    private let owned: Bool
 
     /// SQLITE_TRANSIENT: SQLite copies bound text before the call returns. The C macro is not
     /// importable, so it is rebuilt from its documented value (-1).
@@ -29,9 +32,38 @@ final class PreparedStatement {
             )
         }
         handle = statement
+        owned = true
     }
 
-    deinit { sqlite3_finalize(handle) }
+    private init(borrowing statement: Statement, connection: OpaquePointer, sql: String) {
+        handle = statement.sqliteStatement
+        self.connection = connection
+        self.sql = sql
+        owned = false
+    }
+
+    /// GRDB's cached statement for `sql` on `db` (prepared once per connection, kept and finalized
+    /// by GRDB), driven through the C API. Reset before use; ``run()`` and ``finish()`` reset it
+    /// after. Only for statements GRDB itself never needs to observe (no transaction control).
+    static func cached(_ db: Database, _ sql: String) throws -> PreparedStatement {
+        guard let connection = db.sqliteConnection else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "connection is closed", sql: sql)
+        }
+        let statement = try db.cachedStatement(sql: sql)
+        let prepared = PreparedStatement(borrowing: statement, connection: connection, sql: sql)
+        prepared.reset()
+        return prepared
+    }
+
+    deinit {
+        if owned {
+            sqlite3_finalize(handle)
+        } else {
+            // Leave GRDB's statement as GRDB expects to find it.
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+    }
 
     func reset() {
         sqlite3_reset(handle)
@@ -40,6 +72,32 @@ final class PreparedStatement {
 
     func bind(_ index: Int32, _ value: Int64) {
         sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Binds `values` to parameters 1, 2, … in order.
+    func bind(_ values: PreparedStatement.Value...) {
+        for (offset, value) in values.enumerated() {
+            switch value {
+            case .integer(let number): bind(Int32(offset + 1), number)
+            case .text(let text): bind(Int32(offset + 1), text)
+            }
+        }
+    }
+
+    /// A parameter value for ``bind(_:)-(Value...)``.
+    enum Value {
+        case integer(Int64?)
+        case text(String?)
+    }
+
+    /// Steps once and resets: the first row's columns read by `read`, or nil when there is none.
+    func first<T>(_ read: (PreparedStatement) -> T) throws -> T? {
+        defer { reset() }
+        return try step() ? read(self) : nil
     }
 
     func bind(_ index: Int32, _ value: String?) {
@@ -75,6 +133,8 @@ final class PreparedStatement {
     }
 
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 

@@ -17,13 +17,27 @@ extension Registry {
         code: String? = nil,
         detail: String? = nil
     ) throws {
-        let statement = try db.cachedStatement(
-            sql: """
-                INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, code, detail)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
+        // Run through the C API: every change writes one of these, binds two.
+        let statement = try PreparedStatement.cached(
+            db,
+            """
+            INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, code, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
         )
-        try statement.execute(arguments: [at, event, deviceID, imei, account, home, source, `operator`, code, detail])
+        statement.bind(
+            .integer(at),
+            .text(event),
+            .text(deviceID),
+            .text(imei),
+            .text(account),
+            .text(home),
+            .text(source),
+            .text(`operator`),
+            .text(code),
+            .text(detail)
+        )
+        try statement.run()
     }
 
     /// Audit rows, oldest first, optionally for one device.

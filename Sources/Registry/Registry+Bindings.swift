@@ -1,3 +1,4 @@
+import CSQLite
 import DeviceIdentity
 import Foundation
 import GRDB
@@ -27,9 +28,12 @@ extension Registry {
     func withBusyTimeout<T>(_ timeout: Duration, _ body: (Database) throws -> T) throws -> T {
         do {
             return try pool.writeWithoutTransaction { db in
-                // PRAGMA takes no bound parameters; the value is an integer we computed.
-                try db.execute(sql: "PRAGMA busy_timeout = \(max(0, timeout.milliseconds))")
-                defer { try? db.execute(sql: "PRAGMA busy_timeout = \(busyTimeout.milliseconds)") }
+                // sqlite3_busy_timeout is what `PRAGMA busy_timeout` and GRDB's busy mode call, without
+                // compiling a statement twice per bind.
+                let connection = db.sqliteConnection
+                let custom = timeout != busyTimeout
+                if custom { sqlite3_busy_timeout(connection, Int32(clamping: max(0, timeout.milliseconds))) }
+                defer { if custom { sqlite3_busy_timeout(connection, Int32(clamping: busyTimeout.milliseconds)) } }
                 return try body(db)
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
@@ -42,46 +46,77 @@ extension Registry {
         }
     }
 
+    /// Evaluates and applies one bind inside the caller's IMMEDIATE transaction: the binding, the
+    /// token it uses up, its audit row and, for an ingest API command, its `ingest_audit` row.
+    ///
+    /// A bind is a handful of indexed lookups and inserts, so their fixed costs dominate: every
+    /// statement is prepared once per connection (GRDB's statement cache) and run through the C API
+    /// (``PreparedStatement/cached(_:_:)``), without GRDB's argument arrays and row objects.
     static func bindRules(_ db: Database, _ command: BindCommand, now: Int64) throws -> BindOutcome {
         let device = command.deviceID.rawValue
         let facts = try gatherFacts(db, command)
         let decision = try BindingRules.evaluate(facts.facts, nowMillis: now)
         let imei = facts.facts.device?.imei ?? ""
         if decision == .unchanged {
-            let existing = try Row.fetchOne(
+            let existing = try PreparedStatement.cached(
                 db,
-                sql: "SELECT bound_at, source, operator FROM binding WHERE device_row = ?",
-                arguments: [facts.deviceRow]
-            )!
-            return BindOutcome(
+                "SELECT bound_at, source, operator FROM binding WHERE device_row = ?"
+            )
+            existing.bind(.integer(facts.deviceRow))
+            let (boundAt, source, boundBy) = try existing.first { ($0.int64(0), $0.string(1), $0.string(2)) }!
+            let outcome = BindOutcome(
                 status: .unchanged,
                 binding: BindingRecord(
                     deviceID: device,
                     imei: imei,
                     account: command.account,
                     home: command.home,
-                    boundAt: Date(millis: existing["bound_at"]),
-                    source: BindingSource(rawValue: existing["source"]) ?? .cli,
-                    operator: existing["operator"]
+                    boundAt: Date(millis: boundAt),
+                    source: source.flatMap(BindingSource.init(rawValue:)) ?? .cli,
+                    operator: boundBy
                 )
             )
+            if let origin = command.ingest {
+                try appendIngestAudit(
+                    db,
+                    at: now,
+                    auditID: nil,
+                    kind: .bindUnchanged,
+                    origin: origin,
+                    command: command,
+                    tokenID: facts.tokenRow
+                )
+            }
+            return outcome
         }
         let accountID = facts.facts.account!.id
         let homeID = facts.facts.home!.id
         let tokenID =
             try facts.tokenRow
             ?? insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator).rowID
-        try db.execute(
-            sql: "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?",
-            arguments: [now, facts.deviceRow, tokenID]
+        let useToken = try PreparedStatement.cached(
+            db,
+            "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?"
         )
-        try db.execute(
-            sql: """
-                INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [facts.deviceRow, accountID, homeID, tokenID, now, command.source.rawValue, command.operator]
+        useToken.bind(.integer(now), .integer(facts.deviceRow), .integer(tokenID))
+        try useToken.run()
+        let insert = try PreparedStatement.cached(
+            db,
+            """
+            INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """
         )
+        insert.bind(
+            .integer(facts.deviceRow),
+            .integer(accountID),
+            .integer(homeID),
+            .integer(tokenID),
+            .integer(now),
+            .text(command.source.rawValue),
+            .text(command.operator)
+        )
+        try insert.run()
         try appendAudit(
             db,
             at: now,
@@ -94,6 +129,17 @@ extension Registry {
             operator: command.operator,
             detail: "token#\(tokenID)"
         )
+        if let origin = command.ingest {
+            try appendIngestAudit(
+                db,
+                at: now,
+                auditID: db.lastInsertedRowID,
+                kind: .bind,
+                origin: origin,
+                command: command,
+                tokenID: facts.tokenRow
+            )
+        }
         return BindOutcome(
             status: .bound,
             binding: BindingRecord(
@@ -115,49 +161,56 @@ extension Registry {
     ) throws
         -> (facts: BindFacts, deviceRow: Int64?, tokenRow: Int64?)
     {
-        let account = try Row.fetchOne(
+        let accounts = try PreparedStatement.cached(db, "SELECT id, role FROM account WHERE name = ?")
+        accounts.bind(.text(command.account))
+        let account = try accounts.first {
+            BindFacts.AccountFacts(id: $0.int64(0), isOwner: $0.string(1) == Account.Role.owner.rawValue)
+        }
+        let homes = try PreparedStatement.cached(db, "SELECT id, owner_account_id FROM home WHERE name = ?")
+        homes.bind(.text(command.home))
+        var home = try homes.first {
+            BindFacts.HomeFacts(id: $0.int64(0), ownerAccountID: $0.int64(1), allowedProducts: [])
+        }
+        if let id = home?.id {
+            let products = try PreparedStatement.cached(
+                db,
+                "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id"
+            )
+            products.bind(.integer(id))
+            defer { products.reset() }
+            while try products.step() {
+                if let product = products.string(0) { home?.allowedProducts.append(product) }
+            }
+        }
+        let devices = try PreparedStatement.cached(
             db,
-            sql: "SELECT id, role FROM account WHERE name = ?",
-            arguments: [command.account]
-        ).map { BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue) }
-        let home = try Row.fetchOne(
-            db,
-            sql: "SELECT id, owner_account_id FROM home WHERE name = ?",
-            arguments: [command.home]
-        ).map { row in
-            BindFacts.HomeFacts(
-                id: row["id"],
-                ownerAccountID: row["owner_account_id"],
-                allowedProducts: try String.fetchAll(
-                    db,
-                    sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
-                    arguments: [row["id"] as Int64]
-                )
+            """
+            SELECT d.id, d.imei, d.product_id, b.account_id, b.home_id, h.name AS home
+            FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
+            WHERE d.device_id = ?
+            """
+        )
+        devices.bind(.text(command.deviceID.rawValue))
+        let deviceRow = try devices.first { row in
+            (
+                id: row.int64(0),
+                facts: BindFacts.DeviceFacts(imei: row.string(1) ?? "", productID: row.string(2)),
+                existing: row.optionalInt64(3).map {
+                    BindFacts.ExistingBinding(accountID: $0, homeID: row.int64(4), homeName: row.string(5) ?? "")
+                }
             )
         }
-        let deviceRow = try Row.fetchOne(
-            db,
-            sql: """
-                SELECT d.id, d.imei, d.product_id, b.account_id, b.home_id, h.name AS home
-                FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
-                WHERE d.device_id = ?
-                """,
-            arguments: [command.deviceID.rawValue]
-        )
         var token = BindFacts.TokenFacts.notGiven
         var tokenRow: Int64?
         if let given = command.token {
-            if let row = try Row.fetchOne(
+            let tokens = try PreparedStatement.cached(
                 db,
-                sql: "SELECT id, home_id, expires_at, used_at FROM pairing_token WHERE token = ?",
-                arguments: [given]
-            ) {
-                token = .found(
-                    homeID: row["home_id"],
-                    expiresAtMillis: row["expires_at"],
-                    used: row["used_at"] as Int64? != nil
-                )
-                tokenRow = row["id"]
+                "SELECT id, home_id, expires_at, used_at FROM pairing_token WHERE token = ?"
+            )
+            tokens.bind(.text(given))
+            if let found = try tokens.first({ ($0.int64(0), $0.int64(1), $0.int64(2), !$0.isNull(3)) }) {
+                token = .found(homeID: found.1, expiresAtMillis: found.2, used: found.3)
+                tokenRow = found.0
             } else {
                 token = .unknown
             }
@@ -168,24 +221,20 @@ extension Registry {
             homeName: command.home,
             account: account,
             home: home,
-            device: deviceRow.map { BindFacts.DeviceFacts(imei: $0["imei"], productID: $0["product_id"]) },
-            existing: deviceRow.flatMap { row in
-                (row["account_id"] as Int64?).map {
-                    BindFacts.ExistingBinding(accountID: $0, homeID: row["home_id"], homeName: row["home"])
-                }
-            },
+            device: deviceRow?.facts,
+            existing: deviceRow?.existing ?? nil,
             token: token
         )
-        return (facts, deviceRow?["id"], tokenRow)
+        return (facts, deviceRow?.id, tokenRow)
     }
 
-    /// Records a refused bind in the audit log (its own small transaction: the refused one rolled back).
+    /// Records a refused bind in the audit log and, for an ingest API command, its `ingest_audit`
+    /// row linked to it (one small transaction of their own: the refused one rolled back).
     func recordRejection(_ command: BindCommand, _ error: NBGWError) throws(NBGWError) {
         let now = nowMillis()
         try write { db in
             let imei = try String.fetchOne(
-                db,
-                sql: "SELECT imei FROM device WHERE device_id = ?",
+                db.cachedStatement(sql: "SELECT imei FROM device WHERE device_id = ?"),
                 arguments: [command.deviceID.rawValue]
             )
             try Registry.appendAudit(
@@ -200,6 +249,26 @@ extension Registry {
                 operator: command.operator,
                 code: error.code.rawValue
             )
+            if let origin = command.ingest {
+                let auditID = db.lastInsertedRowID
+                let tokenID = try command.token.flatMap { token in
+                    try Int64.fetchOne(
+                        db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
+                        arguments: [token]
+                    )
+                }
+                try Registry.appendIngestAudit(
+                    db,
+                    at: now,
+                    auditID: auditID,
+                    kind: .bindRejected,
+                    origin: origin,
+                    command: command,
+                    tokenID: tokenID,
+                    code: error.code.rawValue,
+                    message: error.message
+                )
+            }
         }
     }
 

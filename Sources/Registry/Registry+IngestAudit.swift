@@ -81,9 +81,12 @@ extension Registry {
         public var failures: [IngestAuditEntry]
     }
 
-    /// Appends the ingest trail row for a request and links it to the audit row the change wrote:
-    /// for `bind`/`unbind` the device's latest such row; for `bind_rejected` the oldest HTTP
-    /// rejection of the device by this key with this code not linked yet.
+    /// Appends the ingest trail row for a request whose change did not write it itself, and links it
+    /// to the audit row the change wrote: for `bind`/`unbind` the device's latest such row; for
+    /// `bind_rejected` the oldest HTTP rejection of the device by this key with this code not linked
+    /// yet. Binds and tokens carrying their ``BindCommand/IngestOrigin`` write their row in their own
+    /// transaction instead; the ingest API uses this for unbinds and for binds refused before the
+    /// store (a label that does not resolve).
     public func recordIngest(_ event: IngestEvent) throws(NBGWError) {
         let now = nowMillis()
         try write { db in
@@ -122,18 +125,90 @@ extension Registry {
                 } else {
                     nil
                 }
-            try db.cachedStatement(
-                sql: """
-                    INSERT INTO ingest_audit
-                        (at, audit_id, event, api_key, client_address, device_id, account, home, token_id, code, message)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [
-                now, auditID, event.kind.rawValue, event.apiKey, String(event.clientAddress.prefix(128)),
-                event.deviceID, event.account, event.home, tokenID, event.code,
-                event.message.map { String($0.prefix(1024)) },
-            ])
+            try Registry.insertIngestAudit(
+                db,
+                at: now,
+                auditID: auditID,
+                kind: event.kind,
+                apiKey: event.apiKey,
+                clientAddress: event.clientAddress,
+                deviceID: event.deviceID,
+                account: event.account,
+                home: event.home,
+                tokenID: tokenID,
+                code: event.code,
+                message: event.message
+            )
         }
+    }
+
+    /// Appends the `ingest_audit` row of an ingest API bind inside the bind's own transaction
+    /// (``bindRules(_:_:now:)``, ``recordRejection(_:_:)``), linked to the audit row it wrote.
+    static func appendIngestAudit(
+        _ db: Database,
+        at now: Int64,
+        auditID: Int64?,
+        kind: IngestEvent.Kind,
+        origin: BindCommand.IngestOrigin,
+        command: BindCommand,
+        tokenID: Int64?,
+        code: String? = nil,
+        message: String? = nil
+    ) throws {
+        try insertIngestAudit(
+            db,
+            at: now,
+            auditID: auditID,
+            kind: kind,
+            apiKey: origin.apiKey,
+            clientAddress: origin.clientAddress,
+            deviceID: command.deviceID.rawValue,
+            account: command.account,
+            home: command.home,
+            tokenID: tokenID,
+            code: code,
+            message: message
+        )
+    }
+
+    /// The one INSERT into `ingest_audit` (prepared once per connection). The client address is cut
+    /// to 128 characters and the message to 1024, the table's limits.
+    static func insertIngestAudit(
+        _ db: Database,
+        at now: Int64,
+        auditID: Int64?,
+        kind: IngestEvent.Kind,
+        apiKey: String,
+        clientAddress: String,
+        deviceID: String?,
+        account: String?,
+        home: String?,
+        tokenID: Int64?,
+        code: String?,
+        message: String?
+    ) throws {
+        let insert = try PreparedStatement.cached(
+            db,
+            """
+            INSERT INTO ingest_audit
+                (at, audit_id, event, api_key, client_address, device_id, account, home, token_id, code, message)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        )
+        insert.bind(
+            .integer(now),
+            .integer(auditID),
+            .text(kind.rawValue),
+            .text(apiKey),
+            .text(String(clientAddress.prefix(128))),
+            .text(deviceID),
+            .text(account),
+            .text(home),
+            .integer(tokenID),
+            .text(code),
+            .text(message.map { String($0.prefix(1024)) })
+        )
+        try insert.run()
     }
 
     /// The ingest trail, oldest first, optionally for one device.
@@ -211,6 +286,15 @@ extension Registry {
     /// The rule account and home names follow (1 to 64 characters, no control characters, no
     /// surrounding spaces), for callers that validate input before touching the store.
     public static func validateEntityName(_ name: String, what: String) throws(NBGWError) {
+        // Fast path for printable ASCII (every name in practice), which the general rule accepts
+        // exactly when it has 1 to 64 characters and no space at either end; anything else, valid
+        // or not, gets the general rule (Foundation's trimming is most of a bind's validation cost).
+        let bytes = name.utf8
+        if (1...64).contains(bytes.count), bytes.first != 0x20, bytes.last != 0x20,
+            bytes.allSatisfy({ (0x20...0x7E).contains($0) })
+        {
+            return
+        }
         try validateName(name, what: what)
     }
 }

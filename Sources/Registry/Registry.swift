@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import GRDB
 import Pairing
@@ -16,22 +17,42 @@ public final class Registry: Sendable {
     let clock: any WallClock
     /// How long a writer waits for another process's write lock before giving up.
     let busyTimeout: Duration
+    /// Runs the background checkpoints once ``checkpointInBackground(every:)`` (or the
+    /// `walCheckpointing` option) asked for them.
+    let checkpointer: BackgroundCheckpointer
+
+    /// How the write-ahead log gets copied back into the database file (a checkpoint, which is
+    /// where SQLite fsyncs in WAL mode with `synchronous = NORMAL`).
+    public enum WALCheckpointing: Sendable, Equatable {
+        /// SQLite's default: the writer whose commit takes the log past 1000 pages checkpoints, inside
+        /// that commit. Right for short-lived commands (the CLI, batches): nothing runs in between.
+        case automatic
+        /// Auto-checkpoint off on the writer; a background thread runs PASSIVE checkpoints on a
+        /// connection of its own every `interval` (they never block readers or the writer), and once
+        /// the log is past 64 MiB one short checkpoint on the writer lets it restart. Right for
+        /// services: requests almost never wait for a checkpoint's fsync.
+        case background(every: Duration)
+    }
 
     /// Opens (creating with mode 0600 if needed) and migrates the store at `path`.
     ///
-    /// - Parameter busyTimeout: how long to wait for another process holding the write lock.
-    ///   Why 10 s: batch imports commit in chunks that take well under a second, so a
-    ///   concurrent CLI command waits, rather than failing, behind a running batch.
+    /// - Parameters:
+    ///   - busyTimeout: how long to wait for another process holding the write lock.
+    ///     Why 10 s: batch imports commit in chunks that take well under a second, so a
+    ///     concurrent CLI command waits, rather than failing, behind a running batch.
+    ///   - walCheckpointing: `.automatic` (the default, the CLI's) or `.background(every:)` (services).
     public init(
         path: String,
         clock: any WallClock = SystemWallClock(),
-        busyTimeout: Duration = .seconds(10)
+        busyTimeout: Duration = .seconds(10),
+        walCheckpointing: WALCheckpointing = .automatic
     )
         throws(NBGWError)
     {
         self.path = path
         self.clock = clock
         self.busyTimeout = busyTimeout
+        self.checkpointer = BackgroundCheckpointer(path: path)
         do {
             try Registry.createFileIfMissing(path)
             var configuration = Configuration()
@@ -50,7 +71,40 @@ public final class Registry: Sendable {
         } catch {
             throw Registry.storeError(error, path: path)
         }
+        if case .background(let interval) = walCheckpointing {
+            try checkpointInBackground(every: interval)
+        }
     }
+
+    /// Switches this store to background checkpoints (``WALCheckpointing/background(every:)``) for
+    /// the rest of its life: the writer stops checkpointing inside commits, and a background thread
+    /// runs a PASSIVE checkpoint every `interval` on its own connection. Idempotent (a second call
+    /// keeps the first interval). The ingest service calls it for the registry it serves; other
+    /// processes using the same file keep their own setting.
+    public func checkpointInBackground(every interval: Duration) throws(NBGWError) {
+        do {
+            let pool = self.pool
+            let started = try checkpointer.start(every: interval) {
+                // On the writer, between two of its transactions: nothing commits meanwhile, so this
+                // copies the last frames and the next write restarts the log from its beginning.
+                try? pool.writeWithoutTransaction { db in
+                    _ = BackgroundCheckpointer.passive(db.sqliteConnection)
+                }
+            }
+            guard started else { return }
+            try pool.writeWithoutTransaction { db in
+                // The writer's automatic checkpoint is what made a commit now and then fsync twice.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            }
+        } catch let error as NBGWError {
+            throw error
+        } catch {
+            throw Registry.storeError(error, path: path)
+        }
+    }
+
+    /// True once ``checkpointInBackground(every:)`` is in effect.
+    public var checkpointsInBackground: Bool { checkpointer.isRunning }
 
     /// Creates the database file with mode 0600 (and its directory with 0700) before SQLite
     /// opens it, so the file is never readable by others, not even for a moment. SQLite gives
@@ -98,5 +152,123 @@ extension Duration {
     var milliseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+/// The background half of ``Registry/WALCheckpointing/background(every:)``: a timer on a private
+/// queue running `sqlite3_wal_checkpoint_v2(PASSIVE)` on a connection of its own. PASSIVE copies
+/// what it can without waiting for readers or writers, so it never holds up a request, and it
+/// does the expensive part (copying pages, syncing the database file) off the writer.
+///
+/// The log only restarts from its beginning when a write begins right after a checkpoint that
+/// copied every frame, which a background checkpoint never sees under a steady stream of commits.
+/// So once the log is over ``restartFrames`` after a background pass, one short PASSIVE checkpoint
+/// runs on the writer itself (`restartPoint`): it copies only what was committed since, and the
+/// next write restarts the log. That bounds the log at about `restartFrames` pages.
+final class BackgroundCheckpointer: @unchecked Sendable {
+    /// Why 16384 frames (64 MiB with 4 KiB pages): a bind commits about 13 pages, so at 1500 binds/s
+    /// this is one short checkpoint on the writer (the frames of the last tick, and two fsyncs:
+    /// a few milliseconds) every 0.8 s, instead of SQLite's automatic one (1000 pages, the whole
+    /// copy and both fsyncs on the writer) every 75 binds. Halving it doubles how often binds wait
+    /// for those fsyncs; doubling it only makes the log file bigger.
+    static let defaultRestartFrames = 16384
+
+    private let path: String
+    let restartFrames: Int
+    private let queue = DispatchQueue(label: "nbgw.registry.checkpoint", qos: .utility)
+    private let lock = NSLock()
+    // Guarded by `lock`; the connection and `restartPoint` are used only on `queue` once started.
+    private var timer: (any DispatchSourceTimer)?
+    private var connection: OpaquePointer?
+    private var restartPoint: (@Sendable () -> Void)?
+
+    init(path: String, restartFrames: Int = BackgroundCheckpointer.defaultRestartFrames) {
+        self.path = path
+        self.restartFrames = restartFrames
+    }
+
+    var isRunning: Bool { lock.withLock { timer != nil } }
+
+    /// Starts the timer; false when it already runs.
+    ///
+    /// - Parameter restartPoint: runs a checkpoint on the writer (between two of its transactions);
+    ///   called on the checkpointer's queue when the log is over ``restartFrames`` after a pass.
+    func start(
+        every interval: Duration,
+        restartPoint: @escaping @Sendable () -> Void
+    ) throws(NBGWError) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard timer == nil else { return false }
+        var handle: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil)
+        guard rc == SQLITE_OK, let handle else {
+            let reason = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "code \(rc)"
+            sqlite3_close(handle)
+            throw NBGWError(
+                .storeUnavailable,
+                "cannot open a checkpoint connection to the store \(path): \(reason); check its permissions"
+            )
+        }
+        // A connection only learns the file is in WAL mode, and opens the log, at its first read; a
+        // checkpoint before that reports -1 frames and copies nothing.
+        guard sqlite3_exec(handle, "SELECT count(*) FROM sqlite_master", nil, nil, nil) == SQLITE_OK else {
+            let reason = String(cString: sqlite3_errmsg(handle))
+            sqlite3_close(handle)
+            throw NBGWError(.storeUnavailable, "cannot read the store \(path) to checkpoint it: \(reason)")
+        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let nanoseconds = max(1_000_000, Int(clamping: interval.milliseconds) * 1_000_000)
+        // Leeway: a tenth of the interval; the exact moment does not matter, only that it keeps up.
+        timer.schedule(
+            deadline: .now() + .nanoseconds(nanoseconds),
+            repeating: .nanoseconds(nanoseconds),
+            leeway: .nanoseconds(nanoseconds / 10)
+        )
+        // Weak: the timer belongs to this object; its deinit cancels the timer.
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.setCancelHandler {
+            // A last passive checkpoint so a stopped service leaves a short log behind.
+            _ = BackgroundCheckpointer.passive(handle)
+            sqlite3_close_v2(handle)
+        }
+        connection = handle
+        self.restartPoint = restartPoint
+        self.timer = timer
+        timer.resume()
+        return true
+    }
+
+    /// One timer tick, on `queue`: a background pass, then the writer-side restart point when the
+    /// log is still over ``restartFrames``. Returns the pass (nil: not running, or SQLITE_BUSY
+    /// because another checkpoint runs, e.g. another process's; the next tick tries again).
+    @discardableResult
+    func tick() -> (logFrames: Int, checkpointed: Int)? {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let (handle, restartPoint) = lock.withLock({ connection.map { ($0, restartPoint) } }),
+            let pass = BackgroundCheckpointer.passive(handle)
+        else { return nil }
+        if pass.logFrames >= restartFrames { restartPoint?() }
+        return pass
+    }
+
+    /// Runs ``tick()`` now, on the checkpointer's queue (tests; the timer does it every interval).
+    func tickNow() -> (logFrames: Int, checkpointed: Int)? {
+        queue.sync { tick() }
+    }
+
+    /// A PASSIVE checkpoint on `handle`: (frames in the log, frames copied back), or nil on failure.
+    static func passive(_ handle: OpaquePointer?) -> (logFrames: Int, checkpointed: Int)? {
+        var log: Int32 = 0
+        var done: Int32 = 0
+        guard sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done) == SQLITE_OK else {
+            return nil
+        }
+        return (Int(log), Int(done))
+    }
+
+    deinit {
+        // The cancel handler runs on `queue` after any tick in progress, then closes the connection.
+        timer?.cancel()
     }
 }

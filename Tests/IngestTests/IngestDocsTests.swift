@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
+import Pairing
 import Testing
 
 @Suite("docs/ingest-api.yaml matches the server")
@@ -61,6 +62,41 @@ struct IngestDocsTests {
                 #expect(reply.code != "NOT_FOUND" && reply.code != "METHOD_NOT_ALLOWED", "\(route): \(reply.body)")
                 #expect(reply.status != 500, "\(route): \(reply.body)")
             }
+        }
+    }
+
+    @Test("A new pairing token's response has exactly the fields the spec requires (expires_at included)")
+    func tokenResponseFields() async throws {
+        let text = try String(
+            contentsOf: IngestDocsTests.root.appendingPathComponent("docs/ingest-api.yaml"),
+            encoding: .utf8
+        )
+        let lines = text.split(separator: "\n").map(String.init)
+        let start = try #require(lines.firstIndex(of: "  /v1/homes/{home}/pairing-tokens:"))
+        let line = try #require(lines[start...].first { $0.contains("required: [") })
+        let list = line.split(separator: "[")[1].split(separator: "]")[0]
+        let required = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        #expect(required.contains("expires_at"))
+
+        let fixture = try await IngestFixture(devices: 0)
+        try await fixture.withServer { client in
+            let reply = try await client.call(.post, "/v1/homes/lab/pairing-tokens", headers: fixture.headers())
+            #expect(reply.status == 201)
+            #expect(Set(reply.json.keys) == required, "\(reply.body)")
+        }
+    }
+
+    @Test("docs/cli.md's exit-code table lists every ErrorCode with its exit code")
+    func exitCodeTable() throws {
+        let text = try String(contentsOf: IngestDocsTests.root.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        var table: [String: Int32] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, let exit = Int32(cells[0]), cells[1].hasPrefix("`") else { continue }
+            table[cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = exit
+        }
+        for code in ErrorCode.allCases {
+            #expect(table[code.rawValue] == code.exitCode, "\(code.rawValue) in docs/cli.md")
         }
     }
 

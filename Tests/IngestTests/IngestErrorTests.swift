@@ -228,7 +228,7 @@ struct IngestErrorTests {
         }
     }
 
-    @Test("Every ErrorCode maps to the status docs/cli.md promises, and HTTP-only codes are distinct")
+    @Test("Every ErrorCode maps to its HTTP status; the HTTP-only codes are ErrorCode cases with their own exit codes")
     func mapping() {
         for code in ErrorCode.allCases {
             let error = IngestError(NBGWError(code, "m"))
@@ -236,5 +236,13 @@ struct IngestErrorTests {
             #expect(error.code == code.rawValue)
         }
         #expect(Set(IngestError.allCodes).count == IngestError.allCodes.count)
+        let httpOnly: [(ErrorCode, Int, Int32)] = [
+            (.unauthenticated, 401, 60), (.notFound, 404, 45), (.methodNotAllowed, 405, 46),
+            (.payloadTooLarge, 413, 44), (.rateLimited, 429, 61),
+        ]
+        for (code, status, exit) in httpOnly {
+            #expect(code.httpStatus == status, "\(code)")
+            #expect(code.exitCode == exit, "\(code)")
+        }
     }
 }

@@ -170,7 +170,8 @@ struct IngestRouteTests {
             #expect(created.status == 201, "\(created.body)")
             let token = try #require(created.json["token"] as? String)
             #expect(created.json["home"] as? String == "lab")
-            #expect(created.json["expiresAt"] as? String != nil)
+            let expiresAt = try #require(created.json["expiresAt"] as? String)
+            #expect(created.json["expires_at"] as? String == expiresAt)
             let withBody = try await client.call(.post, "/v1/homes/lab/pairing-tokens", headers: headers, body: "{}")
             #expect(withBody.status == 201)
             let strict = try await client.call(
