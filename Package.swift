@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "nbgw", targets: ["nbgw"]),
+        .executable(name: "nbgwd", targets: ["nbgwd"]),
         .executable(name: "nbgw-cloud-emulator", targets: ["nbgw-cloud-emulator"]),
         .library(name: "ATKit", targets: ["ATKit"]),
         .library(name: "Pairing", targets: ["Pairing"]),
@@ -19,7 +20,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -111,20 +115,78 @@ let package = Package(
             ]
         ),
 
-        // Layer 4: thin executables.
+        // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
+        .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .target(
+            name: "Discovery",
+            dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
+        ),
+        // umockdev's testbed (tests only): fake udev devices whose ttys are ptys we play.
+        .systemLibrary(
+            name: "CUMockdev",
+            path: "tools/udev-testbed/CUMockdev",
+            pkgConfig: "umockdev-1.0",
+            providers: [.apt(["libumockdev-dev"])]
+        ),
+        .executableTarget(
+            name: "nbgw-udev-testbed",
+            dependencies: [
+                "CUMockdev", "ModemSimulatorKit", "Discovery",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "tools/udev-testbed/main"
+        ),
+
+        // Layer 4: one supervisor per modem port, from probe to ready; the modem table.
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "ATKit", "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+
+        // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 6: thin executables.
+        .executableTarget(
+            name: "nbgwd",
+            dependencies: [
+                "Daemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "nbgw",
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
+                "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
+        // Test support shared by the suites: a Clock that moves only when a test says so.
+        .target(name: "TestClocks", path: "Tests/Support/TestClocks"),
+
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
-        .testTarget(name: "ATKitTests", dependencies: ["ATKit"]),
-        .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit"]),
+        .testTarget(name: "ATKitTests", dependencies: ["ATKit", "TestClocks"]),
+        .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit", "TestClocks"]),
         .testTarget(
             name: "RegistryTests",
             dependencies: ["Registry", "Pairing", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]
@@ -148,6 +210,21 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
+        ),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "nbgw-udev-testbed"]),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: [
+                "Gateway", "ATKit", "ModemSimulatorKit", "Registry", "Cloud", "Provisioning", "DeviceIdentity",
+                "Pairing",
+                "TestClocks",
+            ]
+        ),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "Daemon", "Gateway", "Discovery", "Registry", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
             ]
         ),
         .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),

@@ -19,6 +19,7 @@ extension Registry {
         migrator.registerMigration("v4-api-keys") { db in
             try db.execute(sql: v4APIKeys)
         }
+        migrator.registerMigration("v5-modems") { db in try db.execute(sql: v5Modems) }
         return migrator
     }
 

@@ -2,16 +2,6 @@ import ATKit
 import ArgumentParser
 import Foundation
 
-/// `nbgw modem …`: talk to cellular modules directly (diagnostics; the daemon does the same
-/// through the same library code).
-struct Modem: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "modem",
-        abstract: "Probe NB-IoT / LTE-M modules on serial ports.",
-        subcommands: [ModemProbeCommand.self, ModemProbeManyCommand.self]
-    )
-}
-
 /// The three ways a probe fails, with their documented codes and exit statuses (docs/cli.md, "Modems").
 enum ModemExit {
     static func status(_ kind: ModemProbeError.Kind) -> Int32 {

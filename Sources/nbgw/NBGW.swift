@@ -14,7 +14,7 @@ struct NBGW: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             QR.self, Bind.self, Unbind.self, Token.self, Accounts.self, Homes.self, Bindings.self, Devices.self,
-            Modem.self, ATConsole.self,
+            Modem.self, ModemsCommand.self, ATConsole.self,
             CloudCommand.self, APIKeys.self, IngestCommand.self,
         ]
     )

@@ -3,6 +3,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestClocks
 #endif
 
 /// The whole stack (``SerialPortTransport`` + ``ATSession``) over a real pseudo-terminal; the test

@@ -1,4 +1,5 @@
 import ATKit
+import TestClocks
 import Testing
 
 /// The session over the in-memory ``FakeModem``. Time only moves through ``ManualClock``; the

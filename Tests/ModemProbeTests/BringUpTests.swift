@@ -1,6 +1,7 @@
 import ATKit
 import Foundation
 import ModemSimulatorKit
+import TestClocks
 import Testing
 
 /// Bring-up against simulated modules over a pty. Deadlines and polling run on a manual clock, so

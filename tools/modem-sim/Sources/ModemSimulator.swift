@@ -24,10 +24,17 @@ public final class ModemSimulator: Sendable {
     public let configurations: [SimulatedPortConfiguration]
     public let timeScale: Double
     public let seed: UInt64
+    /// Pty masters opened by someone else, by port index (`ModemSimulator+ExternalMaster.swift`).
+    let adoptedMasters: [Int: AdoptedMaster]
     private let state = Locked<(loop: SimulatorLoop?, ports: [Port], stopped: Bool)>((nil, [], false))
 
-    public init(ports: [SimulatedPortConfiguration], timeScale: Double = 1, seed: UInt64 = 1) {
+    public convenience init(ports: [SimulatedPortConfiguration], timeScale: Double = 1, seed: UInt64 = 1) {
+        self.init(ports: ports, adoptedMasters: [:], timeScale: timeScale, seed: seed)
+    }
+
+    init(ports: [SimulatedPortConfiguration], adoptedMasters: [Int: AdoptedMaster], timeScale: Double, seed: UInt64) {
         self.configurations = ports
+        self.adoptedMasters = adoptedMasters
         self.timeScale = max(0, timeScale)
         self.seed = seed
     }
@@ -56,7 +63,17 @@ public final class ModemSimulator: Sendable {
         let loop = try SimulatorLoop(timeScale: timeScale, portCount: configurations.count)
         var ports: [Port] = []
         for (index, configuration) in configurations.enumerated() {
-            let port = try SimulatedPort(index: index, configuration: configuration, loop: loop, seed: seed)
+            var terminal: PseudoTerminalPort?
+            if let master = adoptedMasters[index] {
+                terminal = try PseudoTerminalPort(adopting: master, nominalBaud: configuration.family.nominalBaud)
+            }
+            let port = try SimulatedPort(
+                index: index,
+                configuration: configuration,
+                loop: loop,
+                seed: seed,
+                terminal: terminal
+            )
             loop.add(port)
             ports.append(
                 Port(

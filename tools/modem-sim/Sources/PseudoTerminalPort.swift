@@ -26,6 +26,15 @@ struct PseudoTerminalPort {
                 "openpty failed: \(String(cString: strerror(errno))); are /dev/pts and /dev/ptmx available?"
             )
         }
+        Self.prepare(master: master, slave: slave, nominalBaud: nominalBaud)
+        self.master = master
+        self.slave = slave
+        self.path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Both ends close on exec, the master never blocks the simulator's loop, and the slave is raw at
+    /// the family's nominal speed (what a host that opens it first sees).
+    static func prepare(master: Int32, slave: Int32, nominalBaud: Int) {
         for fd in [master, slave] {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
@@ -39,9 +48,6 @@ struct PseudoTerminalPort {
             }
             tcsetattr(slave, TCSANOW, &options)
         }
-        self.master = master
-        self.slave = slave
-        self.path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The speed the host set on its side (tcgetattr on a pty master reports the slave's termios).

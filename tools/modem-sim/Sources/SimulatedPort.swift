@@ -21,11 +21,16 @@ final class SimulatedPort: SimulatedModemHost {
         index: Int,
         configuration: SimulatedPortConfiguration,
         loop: SimulatorLoop,
-        seed: UInt64
+        seed: UInt64,
+        terminal: PseudoTerminalPort? = nil
     ) throws(SimulatorConfigurationError) {
         self.index = index
         self.loop = loop
-        self.terminal = try PseudoTerminalPort(nominalBaud: configuration.family.nominalBaud)
+        if let terminal {
+            self.terminal = terminal
+        } else {
+            self.terminal = try PseudoTerminalPort(nominalBaud: configuration.family.nominalBaud)
+        }
         self.modem = SimulatedModem(
             index: index,
             configuration: configuration,

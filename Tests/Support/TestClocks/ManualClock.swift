@@ -1,4 +1,4 @@
-@testable import ATKit
+import Synchronization
 
 /// A `Clock` that only moves when a test calls ``advance(by:)``, so time-based behaviour
 /// (timeouts, guard time) is tested without sleeping.
@@ -6,19 +6,25 @@
 /// Sleepers are resumed in deadline order when the clock passes their deadline; cancelling a
 /// sleeping task makes its `sleep` throw `CancellationError` at once. ``waitForSleepers(_:)`` lets a
 /// test wait until the code under test has actually started waiting before moving time.
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
+public final class ManualClock: Clock, @unchecked Sendable {
+    public init() {}
 
-        func advanced(by duration: Duration) -> Instant {
+    public struct Instant: InstantProtocol {
+        public var offset: Duration
+
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        public func advanced(by duration: Duration) -> Instant {
             Instant(offset: offset + duration)
         }
 
-        func duration(to other: Instant) -> Duration {
+        public func duration(to other: Instant) -> Duration {
             other.offset - offset
         }
 
-        static func < (lhs: Instant, rhs: Instant) -> Bool {
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
             lhs.offset < rhs.offset
         }
     }
@@ -36,16 +42,16 @@ final class ManualClock: Clock, @unchecked Sendable {
         var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
+    public var now: Instant { state.withLock { $0.now } }
 
-    var minimumResolution: Duration { .zero }
+    public var minimumResolution: Duration { .zero }
 
     /// Tasks currently sleeping on this clock.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
@@ -74,7 +80,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Moves time forward and wakes every sleeper whose deadline has passed, earliest first.
-    func advance(by duration: Duration) {
+    public func advance(by duration: Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -88,7 +94,7 @@ final class ManualClock: Clock, @unchecked Sendable {
     }
 
     /// Suspends until at least `count` tasks are sleeping on this clock.
-    func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.sleepers.count >= count { return true }

@@ -1,0 +1,273 @@
+import Cloud
+import Discovery
+import Foundation
+import Gateway
+import Ingest
+import Logging
+import Pairing
+import Prometheus
+import Registry
+import ServiceLifecycle
+import TuyaCloud
+
+/// `nbgwd`: the gateway's services in one ServiceLifecycle `ServiceGroup`.
+///
+/// At start it opens the store, marks the modem rows a previous run left behind as absent, and
+/// starts, in this order (graceful shutdown runs in reverse):
+///
+/// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
+/// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
+/// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
+/// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
+/// 5. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
+/// 6. `shutdown-watch` (``ServiceRunner``): starts the grace period when SIGTERM/SIGINT arrives.
+///
+/// ```swift
+/// let daemon = Daemon(configuration: configuration, environment: environment, logger: logger)
+/// let outcome = await daemon.run()      // returns after SIGTERM/SIGINT, or on a failure
+/// exit(outcome.exitCode)
+/// ```
+public struct Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    let environment: [String: String]
+    let logger: Logger
+    let metricsRegistry: PrometheusCollectorRegistry
+
+    /// How often the HTTP cloud's outbox is drained. Why 30 s: a bind made while the cloud was
+    /// unreachable reaches it within half a minute of its return; each idle drain is one SQLite read.
+    static let outboxInterval: Duration = .seconds(30)
+
+    /// - Parameters:
+    ///   - configuration: the effective configuration (``DaemonConfiguration/load(explicitPath:defaultPath:environment:overrides:)``).
+    ///   - environment: the process environment (cloud credentials, `NOTIFY_SOCKET`, `WATCHDOG_USEC`).
+    ///   - metricsRegistry: the registry `/metrics` renders (``DaemonMetrics/bootstrap()`` makes it
+    ///     the swift-metrics backend too).
+    public init(
+        configuration: DaemonConfiguration,
+        environment: [String: String],
+        logger: Logger,
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+    ) {
+        self.configuration = configuration
+        self.environment = environment
+        self.logger = logger
+        self.metricsRegistry = metricsRegistry
+    }
+
+    /// Runs until SIGTERM/SIGINT (or a failure) and says how it ended.
+    public func run() async -> DaemonOutcome {
+        let started = ContinuousClock.now
+        let path = configuration.store.path ?? RegistryLocation.resolve(explicit: nil, environment: environment)
+        logger.notice(
+            "nbgwd starting",
+            metadata: [
+                "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode.rawValue)",
+                "discovery.udev": "\(configuration.discovery.udev)", "ports": "\(configuration.ports.count)",
+            ]
+        )
+        let registry: Registry
+        do {
+            registry = try Registry(path: path)
+            let stale = try registry.markAllModemsAbsent()
+            if stale > 0 {
+                logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
+            }
+        } catch {
+            return .startFailed(message: error.description, exitCode: error.code.exitCode)
+        }
+
+        let httpCloud: HTTPCloud?
+        do {
+            httpCloud = try configuration.cloud.httpConfiguration(environment: environment).map {
+                HTTPCloud(configuration: $0, registry: registry, logger: logger)
+            }
+        } catch {
+            return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
+        }
+        let cloud: any CloudService = httpCloud ?? EmbeddedCloud(registry: registry)
+
+        var discovery: UdevDiscovery?
+        if configuration.discovery.udev {
+            do {
+                discovery = try UdevDiscovery(logger: logger)
+            } catch {
+                await httpCloud?.shutdown()
+                return .startFailed(
+                    message: "udev discovery is unavailable (\(error)): run nbgwd where /sys and udev are "
+                        + "available, or set [discovery] udev = false and list the ports under [[ports]]",
+                    exitCode: DaemonOutcome.serviceUnavailableExitCode
+                )
+            }
+        }
+
+        let gateway = Gateway(
+            configuration: configuration.modem.gatewayConfiguration,
+            registry: registry,
+            cloud: cloud,
+            logger: logger,
+            clock: ContinuousClock()
+        )
+        let outcome = await runServices(
+            gateway: gateway,
+            registry: registry,
+            cloud: cloud,
+            httpCloud: httpCloud,
+            discovery: discovery,
+            started: started
+        )
+        switch outcome {
+        case .stopped:
+            await httpCloud?.shutdown()
+            logger.notice("nbgwd stopped")
+        case .shutdownTimedOut:
+            // Something is stuck: close nothing more, the process exits next.
+            logger.error("nbgwd stopped: \(outcome.message ?? "")")
+        default:
+            await httpCloud?.shutdown()
+            logger.error("nbgwd stopped: \(outcome.message ?? "")")
+        }
+        return outcome
+    }
+
+    private func runServices(
+        gateway: Gateway,
+        registry: Registry,
+        cloud: any CloudService,
+        httpCloud: HTTPCloud?,
+        discovery: UdevDiscovery?,
+        started: ContinuousClock.Instant
+    ) async -> DaemonOutcome {
+        var expected: Set<String> = ["gateway"]
+        if configuration.metrics.enabled { expected.insert("metrics") }
+        if configuration.ingest.enabled { expected.insert("ingest") }
+        let readiness = DaemonReadiness(expecting: expected)
+        let health = Self.healthCheck(gateway: gateway, registry: registry, started: started)
+
+        var services: [(name: String, service: any Service)] = []
+        services.append(
+            (
+                "gateway",
+                GatewayService(
+                    gateway: gateway,
+                    staticPorts: configuration.ports.map(PortEventMapper.modemPort),
+                    discovery: discovery,
+                    mapper: PortEventMapper(staticPorts: configuration.ports.map(\.path)),
+                    readiness: readiness,
+                    logger: logger
+                )
+            )
+        )
+        if configuration.metrics.enabled {
+            let metrics = DaemonMetrics(registry: metricsRegistry)
+            metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
+            services.append(
+                (
+                    "metrics",
+                    MetricsServer.buildApplication(
+                        listen: configuration.metrics.listen,
+                        health: health,
+                        metrics: metrics,
+                        logger: logger
+                    ) { address in
+                        await readiness.markReady("metrics", detail: "metrics on http://\(address)/metrics")
+                    }
+                )
+            )
+        }
+        if configuration.ingest.enabled {
+            services.append(
+                (
+                    "ingest",
+                    IngestService.buildApplication(
+                        configuration: configuration.ingest.ingestConfiguration,
+                        registry: registry,
+                        cloud: cloud,
+                        logger: logger
+                    ) { host, port in
+                        let address = ListenAddress(host: host, port: port)
+                        await readiness.markReady("ingest", detail: "ingest on http://\(address)")
+                    }
+                )
+            )
+        }
+        if let httpCloud {
+            let drainer = OutboxDrainer(cloud: httpCloud)
+            services.append(
+                ("cloud-outbox", TaskService("cloud-outbox") { await drainer.run(every: Self.outboxInterval) })
+            )
+        }
+        if let notifier = SystemdNotifier(environment: environment) {
+            services.append(
+                (
+                    "systemd-notify",
+                    SystemdNotifierService(
+                        notifier: notifier,
+                        readiness: readiness,
+                        status: { Self.statusLine(await health()) },
+                        clock: ContinuousClock(),
+                        logger: logger
+                    )
+                )
+            )
+        }
+        let readyLogger = logger
+        let readyTask = Task {
+            guard await readiness.waitUntilReady() else { return }
+            let summary = await readiness.summary
+            readyLogger.notice("nbgwd ready: \(summary)")
+        }
+        let runner = ServiceRunner(
+            gracePeriod: configuration.shutdown.gracePeriod,
+            handlesSignals: true,
+            clock: ContinuousClock(),
+            logger: logger
+        )
+        let outcome = await runner.run(services)
+        readyTask.cancel()
+        return outcome
+    }
+
+    /// The health report: the store's usability and the gateway's counts by state.
+    static func healthCheck(
+        gateway: Gateway,
+        registry: Registry,
+        started: ContinuousClock.Instant
+    ) -> @Sendable () async -> HealthReport {
+        {
+            let counts = gateway.snapshot()
+            let uptime = started.duration(to: .now)
+            return HealthReport(
+                storeError: storeProblem(registry),
+                modems: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
+                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+            )
+        }
+    }
+
+    /// Why the store is unusable, or nil: the file must still exist and be writable, and a read
+    /// must succeed.
+    static func storeProblem(_ registry: Registry) -> String? {
+        guard FileManager.default.fileExists(atPath: registry.path) else {
+            return "the store \(registry.path) was removed: restore it from a backup and restart nbgwd"
+        }
+        guard FileManager.default.isWritableFile(atPath: registry.path) else {
+            return "the store \(registry.path) is not writable: give the nbgw user write access"
+        }
+        do {
+            _ = try registry.devices(limit: 1)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// "8 modems: 6 ready, 2 registering" for `systemctl status`.
+    static func statusLine(_ report: HealthReport) -> String {
+        let states = report.modems.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        let modems =
+            report.modemsTotal == 0
+            ? "no modems yet"
+            : "\(report.modemsTotal) modem\(report.modemsTotal == 1 ? "" : "s"): " + states.joined(separator: ", ")
+        return report.isHealthy ? modems : "store unavailable; \(modems)"
+    }
+}

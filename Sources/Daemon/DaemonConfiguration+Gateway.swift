@@ -1,0 +1,69 @@
+import Gateway
+import Ingest
+
+extension DaemonConfiguration.Modem {
+    /// The gateway's configuration: the bring-up plan (APN, RATs, bands, PSM, eDRX) and the
+    /// supervisors' timing.
+    ///
+    /// The plan's technology keys are ATKit's `RadioTechnology`; the Daemon target does not
+    /// import ATKit (Package.swift), so they are built through `RawRepresentable` from the
+    /// validated names in ``technologyNames``.
+    public var gatewayConfiguration: GatewayConfiguration {
+        var configuration = GatewayConfiguration(
+            registrationTimeout: registrationTimeout,
+            signalPollInterval: signalPollInterval,
+            backoffInitial: backoffInitial,
+            backoffCap: backoffCap,
+            productID: productID
+        )
+        configuration.plan.apn = apn
+        if let technologies {
+            configuration.plan.technologies = Self.values(technologies)
+        }
+        for (name, bands) in bands {
+            Self.assign(&configuration.plan.bands, name, bands)
+        }
+        switch powerSaving {
+        case .unchanged:
+            break
+        case .off:
+            configuration.plan.powerSavingDisabled = true
+        case .on(let tau, let active):
+            configuration.plan.powerSaving = .init(periodicTAU: tau, activeTime: active)
+        }
+        for (name, cycle) in edrx {
+            Self.assign(&configuration.plan.edrx, name, cycle == 0 ? nil : cycle)
+        }
+        return configuration
+    }
+
+    /// Values of a `String`-backed enumeration, in order, for the names it knows.
+    static func values<Value: RawRepresentable>(_ names: [String]) -> [Value] where Value.RawValue == String {
+        names.compactMap(Value.init(rawValue:))
+    }
+
+    /// `dictionary[Key(rawValue: name)] = value` when the key type knows the name.
+    static func assign<Key: RawRepresentable & Hashable, Value>(
+        _ dictionary: inout [Key: Value],
+        _ name: String,
+        _ value: Value
+    ) where Key.RawValue == String {
+        guard let key = Key(rawValue: name) else { return }
+        dictionary[key] = value
+    }
+}
+
+extension DaemonConfiguration.Ingest {
+    /// The ingest service's configuration (docs/ingest.md).
+    public var ingestConfiguration: IngestConfiguration {
+        IngestConfiguration(
+            host: listen.host,
+            port: listen.port,
+            maxBodyBytes: maxBodyBytes,
+            rateLimit: rateLimit > 0
+                ? .init(requestsPerSecond: rateLimit, burst: burst ?? max(1, Int(rateLimit * 2))) : nil,
+            bindTimeout: bindTimeout,
+            serverName: "nbgwd"
+        )
+    }
+}

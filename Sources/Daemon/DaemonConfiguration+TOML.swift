@@ -1,0 +1,399 @@
+import Logging
+import Pairing
+import TOMLKit
+
+extension DaemonConfiguration {
+    /// The top-level tables a config file may have.
+    static let sections = ["store", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log"]
+
+    /// Serial speeds a `[[ports]]` entry may name (termios `B*` constants up to 4 Mbit/s).
+    public static let baudRates = [
+        1200, 2400, 4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 500_000, 576_000, 921_600,
+        1_000_000, 1_152_000, 1_500_000, 2_000_000, 3_000_000, 4_000_000,
+    ]
+
+    /// Parses and validates a config file's text over the built-in defaults.
+    ///
+    /// - Parameter file: the file's path, for messages.
+    /// - Throws: every problem found (syntax error with its line; unknown keys; wrong types;
+    ///   values out of range), each naming the key and its line.
+    public static func parse(toml text: String, file: String?) throws(DaemonConfigurationError) -> DaemonConfiguration {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw DaemonConfigurationError(
+                file: file,
+                key: nil,
+                line: error.source.begin.line,
+                "TOML syntax error: \(error.description) (column \(error.source.begin.column)); fix the syntax "
+                    + "(https://toml.io/en/v1.0.0), or start from examples/nbgwd.toml"
+            )
+        } catch {
+            throw DaemonConfigurationError(file: file, key: nil, "cannot parse the file as TOML: \(error)")
+        }
+        var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
+        var configuration = DaemonConfiguration()
+        reader.checkKeys(root, at: "", allowed: sections)
+        if let table = reader.table(root, "store", at: "") {
+            configuration.store = readStore(table, &reader)
+        }
+        if let table = reader.table(root, "cloud", at: "") {
+            configuration.cloud = readCloud(table, &reader)
+        }
+        if let table = reader.table(root, "modem", at: "") {
+            configuration.modem = readModem(table, &reader)
+        }
+        if let table = reader.table(root, "discovery", at: "") {
+            reader.checkKeys(table, at: "discovery", allowed: ["udev"])
+            configuration.discovery.udev = reader.bool(table, "udev", at: "discovery") ?? true
+        }
+        if let tables = reader.tables(root, "ports", at: "") {
+            configuration.ports = readPorts(tables, &reader)
+        }
+        if let table = reader.table(root, "metrics", at: "") {
+            reader.checkKeys(table, at: "metrics", allowed: ["enabled", "listen"])
+            configuration.metrics.enabled = reader.bool(table, "enabled", at: "metrics") ?? true
+            if let address = readAddress(table, "listen", at: "metrics", &reader) {
+                configuration.metrics.listen = address
+            }
+        }
+        if let table = reader.table(root, "ingest", at: "") {
+            configuration.ingest = readIngest(table, &reader)
+        }
+        if let table = reader.table(root, "shutdown", at: "") {
+            reader.checkKeys(table, at: "shutdown", allowed: ["grace_period"])
+            if let grace = reader.seconds(table, "grace_period", at: "shutdown", in: 0.1...300, example: "10") {
+                configuration.shutdown.gracePeriod = grace
+            }
+        }
+        if let table = reader.table(root, "log", at: "") {
+            reader.checkKeys(table, at: "log", allowed: ["level"])
+            if let text = reader.string(table, "level", at: "log", example: "\"info\"") {
+                if let level = Logger.Level(rawValue: text) {
+                    configuration.log.level = level
+                } else {
+                    reader.report(
+                        "log.level",
+                        "unknown level \(text.escapedForDisplay()): use one of "
+                            + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                    )
+                }
+            }
+        }
+        if !reader.problems.isEmpty {
+            throw DaemonConfigurationError(file: file, problems: reader.problems)
+        }
+        return configuration
+    }
+
+    private static func readStore(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Store {
+        reader.checkKeys(table, at: "store", allowed: ["path"])
+        guard let path = reader.string(table, "path", at: "store", example: "\"/var/lib/nbgw/nbgw.sqlite\"") else {
+            return Store()
+        }
+        guard path.hasPrefix("/") else {
+            reader.report(
+                "store.path",
+                "\(path.escapedForDisplay()) is not an absolute path (the daemon's working directory is /); write "
+                    + "path = \"/var/lib/nbgw/nbgw.sqlite\""
+            )
+            return Store()
+        }
+        return Store(path: path)
+    }
+
+    private static func readCloud(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Cloud {
+        reader.checkKeys(table, at: "cloud", allowed: ["mode", "url"] + Cloud.settingsKeys)
+        var cloud = Cloud()
+        if let text = reader.string(table, "mode", at: "cloud", example: "\"local\"") {
+            if let mode = Cloud.Mode(rawValue: text) {
+                cloud.mode = mode
+            } else {
+                reader.report(
+                    "cloud.mode",
+                    "unknown mode \(text.escapedForDisplay()): use \"local\" (the embedded cloud, no network) or "
+                        + "\"http\" (with url = \"https://HOST\")"
+                )
+            }
+        }
+        cloud.url = reader.string(table, "url", at: "cloud", example: "\"https://openapi.tuyaeu.com\"")
+        for key in Cloud.settingsKeys {
+            guard let value = table[key] else { continue }
+            if let text = value.string {
+                cloud.settings[key] = text
+            } else if let number = value.int {
+                cloud.settings[key] = String(number)
+            } else if let number = value.double {
+                cloud.settings[key] = String(number)
+            } else {
+                reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
+            }
+        }
+        if cloud.mode == .local, cloud.url != nil, table["mode"] != nil {
+            reader.report(
+                "cloud.url",
+                "a url is set but mode = \"local\": remove the url, or set mode = \"http\" to use that cloud"
+            )
+        }
+        if table["mode"] == nil, cloud.url != nil {
+            cloud.mode = .http
+        }
+        return cloud
+    }
+
+    private static func readModem(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Modem {
+        reader.checkKeys(
+            table,
+            at: "modem",
+            allowed: [
+                "apn", "rat", "bands", "psm", "edrx", "registration_timeout", "signal_poll_interval", "backoff",
+                "product",
+            ]
+        )
+        var modem = Modem()
+        if let apn = reader.string(table, "apn", at: "modem", example: "\"iot.example\"") {
+            // 3GPP TS 23.003 §9.1: an APN is at most 100 octets of labels (letters, digits, '-', '.').
+            if apn.utf8.count <= 100,
+                apn.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._".contains($0)) })
+            {
+                modem.apn = apn
+            } else {
+                reader.report(
+                    "modem.apn",
+                    "\(apn.escapedForDisplay()) is not an APN: use up to 100 letters, digits, '-' and '.' "
+                        + "(\"\" lets the network choose)"
+                )
+            }
+        }
+        if let names = reader.strings(table, "rat", at: "modem", example: "[\"nb-iot\", \"lte-m\"]") {
+            if names.isEmpty {
+                reader.report("modem.rat", "the list is empty: name at least one of \(technologyList), or remove rat")
+            } else if let unknown = names.first(where: { !Modem.technologyNames.contains($0) }) {
+                reader.report(
+                    "modem.rat",
+                    "unknown radio technology \(unknown.escapedForDisplay()): use \(technologyList)"
+                )
+            } else if Set(names).count != names.count {
+                reader.report("modem.rat", "a technology is listed twice: list each once, in preference order")
+            } else {
+                modem.technologies = names
+            }
+        }
+        if let bands = reader.table(table, "bands", at: "modem") {
+            reader.checkKeys(bands, at: "modem.bands", allowed: Modem.technologyNames)
+            for key in bands.keys.sorted() where Modem.technologyNames.contains(key) {
+                // E-UTRA operating bands (3GPP TS 36.101 §5.5) are numbered 1 to 88; NR's go to 256.
+                if let numbers = reader.integers(bands, key, at: "modem.bands", in: 1...256, example: "[3, 8, 20]") {
+                    modem.bands[key] = numbers
+                }
+            }
+        }
+        if let psm = reader.table(table, "psm", at: "modem") {
+            modem.powerSaving = readPowerSaving(psm, &reader)
+        }
+        if let edrx = reader.table(table, "edrx", at: "modem") {
+            reader.checkKeys(edrx, at: "modem.edrx", allowed: Modem.technologyNames)
+            for key in edrx.keys.sorted() where Modem.technologyNames.contains(key) {
+                // eDRX cycles run from 5.12 s to 10485.76 s (3GPP TS 24.008 §10.5.5.32); 0 switches eDRX off.
+                guard
+                    let cycle = reader.number(
+                        edrx,
+                        key,
+                        at: "modem.edrx",
+                        in: 0...10485.76,
+                        unit: "seconds",
+                        example: "20.48"
+                    )
+                else {
+                    continue
+                }
+                if cycle != 0, cycle < 5.12 {
+                    reader.report(
+                        "modem.edrx.\(key)",
+                        "\(cycle.formatted) s is shorter than the shortest eDRX cycle (5.12 s): use 5.12 to 10485.76, "
+                            + "or 0 to switch eDRX off"
+                    )
+                } else {
+                    modem.edrx[key] = cycle
+                }
+            }
+        }
+        if let timeout = reader.seconds(table, "registration_timeout", at: "modem", in: 1...86400, example: "120") {
+            modem.registrationTimeout = timeout
+        }
+        if let interval = reader.seconds(table, "signal_poll_interval", at: "modem", in: 1...86400, example: "60") {
+            modem.signalPollInterval = interval
+        }
+        if let backoff = reader.table(table, "backoff", at: "modem") {
+            reader.checkKeys(backoff, at: "modem.backoff", allowed: ["initial", "cap"])
+            if let initial = reader.seconds(backoff, "initial", at: "modem.backoff", in: 0.01...3600, example: "1") {
+                modem.backoffInitial = initial
+            }
+            if let cap = reader.seconds(backoff, "cap", at: "modem.backoff", in: 0.01...86400, example: "60") {
+                modem.backoffCap = cap
+            }
+            if modem.backoffCap < modem.backoffInitial {
+                reader.report(
+                    "modem.backoff.cap",
+                    "the cap (\(modem.backoffCap)) is shorter than the initial delay (\(modem.backoffInitial)): "
+                        + "make cap at least initial"
+                )
+            }
+        }
+        if let product = reader.string(table, "product", at: "modem", example: "\"bc66-meter\"") {
+            if !product.isEmpty, product.count <= 64,
+                product.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+            {
+                modem.productID = product
+            } else {
+                reader.report(
+                    "modem.product",
+                    "\(product.escapedForDisplay()) is not a product id: use 1 to 64 letters, digits, '-', '_' or '.'"
+                )
+            }
+        }
+        return modem
+    }
+
+    private static var technologyList: String {
+        Modem.technologyNames.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+
+    private static func readPowerSaving(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Modem.PowerSaving {
+        reader.checkKeys(table, at: "modem.psm", allowed: ["enabled", "tau", "active"])
+        let enabled = reader.bool(table, "enabled", at: "modem.psm")
+        // T3412 extended reaches 320 h × 31 and T3324 6 min × 31 (3GPP TS 24.008 §10.5.7.4a, §10.5.7.3).
+        let tau = reader.integer(table, "tau", at: "modem.psm", in: 2...35_712_000, unit: "seconds")
+        let active = reader.integer(table, "active", at: "modem.psm", in: 0...11160, unit: "seconds")
+        switch enabled {
+        case false?:
+            return .off
+        case true?:
+            guard let tau, let active else {
+                if table["tau"] == nil || table["active"] == nil {
+                    reader.report(
+                        "modem.psm",
+                        "PSM is enabled without its timers: set tau (Periodic-TAU, e.g. 86400) and active "
+                            + "(Active-Time, e.g. 60) in seconds"
+                    )
+                }
+                return .unchanged
+            }
+            return .on(periodicTAU: tau, activeTime: active)
+        case nil:
+            if table["enabled"] == nil, table["tau"] != nil || table["active"] != nil {
+                reader.report(
+                    "modem.psm",
+                    "timers are set but not enabled: add enabled = true (or false to switch PSM off)"
+                )
+            }
+            return .unchanged
+        }
+    }
+
+    private static func readPorts(_ tables: [TOMLTable], _ reader: inout ConfigurationReader) -> [StaticPort] {
+        var ports: [StaticPort] = []
+        for (index, table) in tables.enumerated() {
+            let path = "ports[\(index)]"
+            reader.checkKeys(table, at: path, allowed: ["path", "baud"])
+            guard let device = reader.string(table, "path", at: path, example: "\"/dev/ttyAMA0\"") else {
+                if table["path"] == nil {
+                    reader.report(path, "a [[ports]] entry needs path = \"/dev/tty…\"")
+                }
+                continue
+            }
+            guard device.hasPrefix("/") else {
+                reader.report(
+                    "\(path).path",
+                    "\(device.escapedForDisplay()) is not an absolute device path: write path = \"/dev/ttyAMA0\""
+                )
+                continue
+            }
+            var baud: Int?
+            if let value = reader.integer(table, "baud", at: path, in: 300...4_000_000) {
+                if baudRates.contains(value) {
+                    baud = value
+                } else {
+                    reader.report(
+                        "\(path).baud",
+                        "\(value) is not a standard serial speed: use one of "
+                            + baudRates.map(String.init).joined(separator: ", ")
+                    )
+                }
+            }
+            if ports.contains(where: { $0.path == device }) {
+                reader.report("\(path).path", "\(device.escapedForDisplay()) is listed twice: keep one [[ports]] entry")
+                continue
+            }
+            ports.append(StaticPort(path: device, baud: baud))
+        }
+        return ports
+    }
+
+    private static func readIngest(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Ingest {
+        reader.checkKeys(
+            table,
+            at: "ingest",
+            allowed: [
+                "enabled", "listen", "rate_limit", "burst", "max_body", "bind_timeout", "insecure_expose",
+                "tls_certificate", "tls_key",
+            ]
+        )
+        var ingest = Ingest()
+        ingest.enabled = reader.bool(table, "enabled", at: "ingest") ?? false
+        if let address = readAddress(table, "listen", at: "ingest", &reader) {
+            ingest.listen = address
+        }
+        if let rate = reader.number(
+            table,
+            "rate_limit",
+            at: "ingest",
+            in: 0...100_000,
+            unit: "requests per second",
+            example: "50"
+        ) {
+            ingest.rateLimit = rate
+        }
+        ingest.burst = reader.integer(table, "burst", at: "ingest", in: 1...1_000_000, unit: "requests")
+        if let bytes = reader.integer(table, "max_body", at: "ingest", in: 256...1_048_576, unit: "bytes") {
+            ingest.maxBodyBytes = bytes
+        }
+        if let timeout = reader.seconds(table, "bind_timeout", at: "ingest", in: 0.1...3600, example: "10") {
+            ingest.bindTimeout = timeout
+        }
+        ingest.insecureExpose = reader.bool(table, "insecure_expose", at: "ingest") ?? false
+        for key in ["tls_certificate", "tls_key"] where table[key] != nil {
+            reader.report(
+                "ingest.\(key)",
+                "TLS in the daemon is not supported yet: remove \(key) and put a TLS-terminating proxy in front "
+                    + "(docs/ingest.md), with insecure_expose = true if it runs on another host"
+            )
+        }
+        if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose {
+            reader.report(
+                "ingest.listen",
+                "\(ingest.listen) is not a loopback address and the ingest API speaks plain HTTP: listen on "
+                    + "127.0.0.1 behind a TLS proxy, or set insecure_expose = true"
+            )
+        }
+        return ingest
+    }
+
+    private static func readAddress(
+        _ table: TOMLTable,
+        _ key: String,
+        at path: String,
+        _ reader: inout ConfigurationReader
+    ) -> ListenAddress? {
+        guard let text = reader.string(table, key, at: path, example: "\"127.0.0.1:9464\"") else { return nil }
+        guard let address = ListenAddress(parsing: text) else {
+            reader.report(
+                "\(path).\(key)",
+                "\(text.escapedForDisplay()) is not HOST:PORT: write \(key) = \"127.0.0.1:9464\" (port 0 to 65535)"
+            )
+            return nil
+        }
+        return address
+    }
+}

@@ -1,0 +1,165 @@
+import Logging
+
+/// Everything `nbgwd` is told: the effective configuration after the built-in defaults, the TOML
+/// file, the environment and the command-line flags (in rising precedence), validated.
+///
+/// Build it with ``load(explicitPath:defaultPath:environment:overrides:)``, or parse a file's
+/// text with ``parse(toml:file:)``. docs/operations.md ("Configuration") lists every key;
+/// examples/nbgwd.toml shows the defaults.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// Where the config file is looked for when `--config` is not given. When it does not exist
+    /// the daemon runs on its built-in defaults.
+    public static let defaultPath = "/etc/nbgw/nbgwd.toml"
+
+    /// `[store]`: the SQLite file.
+    public var store: Store
+    /// `[cloud]`: where modules are registered and bindings sent.
+    public var cloud: Cloud
+    /// `[modem]`: what every module is set to, and the supervisors' timing.
+    public var modem: Modem
+    /// `[discovery]`: whether libudev finds ports.
+    public var discovery: Discovery
+    /// `[[ports]]`: static ports (on-board UARTs, simulator ptys), probed at start.
+    public var ports: [StaticPort]
+    /// `[metrics]`: the Prometheus `/metrics` and `/healthz` HTTP listener.
+    public var metrics: Metrics
+    /// `[ingest]`: the QR ingest HTTP API (docs/ingest.md).
+    public var ingest: Ingest
+    /// `[shutdown]`: how long a graceful stop may take.
+    public var shutdown: Shutdown
+    /// `[log]`: the log level (journald collects stderr).
+    public var log: Log
+
+    /// The built-in defaults (examples/nbgwd.toml spells them out).
+    public init(
+        store: Store = Store(),
+        cloud: Cloud = Cloud(),
+        modem: Modem = Modem(),
+        discovery: Discovery = Discovery(),
+        ports: [StaticPort] = [],
+        metrics: Metrics = Metrics(),
+        ingest: Ingest = Ingest(),
+        shutdown: Shutdown = Shutdown(),
+        log: Log = Log()
+    ) {
+        self.store = store
+        self.cloud = cloud
+        self.modem = modem
+        self.discovery = discovery
+        self.ports = ports
+        self.metrics = metrics
+        self.ingest = ingest
+        self.shutdown = shutdown
+        self.log = log
+    }
+}
+
+extension DaemonConfiguration {
+    /// `[store]`.
+    public struct Store: Sendable, Equatable {
+        /// The SQLite file; nil resolves like the CLI (`$NBGW_DB`, else
+        /// `$XDG_STATE_HOME/nbgw/nbgw.sqlite`, else `~/.local/state/nbgw/nbgw.sqlite`). The systemd
+        /// unit sets `NBGW_DB=/var/lib/nbgw/nbgw.sqlite`.
+        public var path: String?
+
+        public init(path: String? = nil) {
+            self.path = path
+        }
+    }
+
+    /// `[discovery]`.
+    public struct Discovery: Sendable, Equatable {
+        /// Enumerate `tty` ports through libudev and follow hot-plug; false: only `[[ports]]`.
+        public var udev: Bool
+
+        public init(udev: Bool = true) {
+            self.udev = udev
+        }
+    }
+
+    /// One `[[ports]]` entry.
+    public struct StaticPort: Sendable, Hashable {
+        /// The device node, e.g. `/dev/ttyAMA0` or a simulator's `/dev/pts/7`.
+        public var path: String
+        /// The speed to try first; nil uses the probe's order (115200, 9600, …).
+        public var baud: Int?
+
+        public init(path: String, baud: Int? = nil) {
+            self.path = path
+            self.baud = baud
+        }
+    }
+
+    /// `[metrics]`.
+    public struct Metrics: Sendable, Equatable {
+        public var enabled: Bool
+        /// Loopback by default: the endpoint has no authentication. 9464 is the port the
+        /// OpenTelemetry Prometheus exporter convention uses.
+        public var listen: ListenAddress
+
+        public init(enabled: Bool = true, listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9464)) {
+            self.enabled = enabled
+            self.listen = listen
+        }
+    }
+
+    /// `[ingest]` (issue 7's HTTP API, run inside the daemon when enabled).
+    public struct Ingest: Sendable, Equatable {
+        public var enabled: Bool
+        /// Loopback by default: the API speaks plain HTTP (put a TLS proxy in front to expose it).
+        public var listen: ListenAddress
+        /// Requests per second per API key; 0 disables the limit.
+        public var rateLimit: Double
+        /// Requests one key may send at once; nil is twice the rate.
+        public var burst: Int?
+        /// The largest request body in bytes. Why 16 KiB: one QR payload (≤ 4096 bytes) plus names.
+        public var maxBodyBytes: Int
+        /// The activation budget of one bind over HTTP. Why 10 s: HTTP clients give up long before
+        /// the seed's 120 s.
+        public var bindTimeout: Duration
+        /// Allow a non-loopback `listen` without TLS (behind a TLS-terminating proxy on another host).
+        public var insecureExpose: Bool
+
+        public init(
+            enabled: Bool = false,
+            listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
+            rateLimit: Double = 50,
+            burst: Int? = nil,
+            maxBodyBytes: Int = 16 * 1024,
+            bindTimeout: Duration = .seconds(10),
+            insecureExpose: Bool = false
+        ) {
+            self.enabled = enabled
+            self.listen = listen
+            self.rateLimit = rateLimit
+            self.burst = burst
+            self.maxBodyBytes = maxBodyBytes
+            self.bindTimeout = bindTimeout
+            self.insecureExpose = insecureExpose
+        }
+    }
+
+    /// `[shutdown]`.
+    public struct Shutdown: Sendable, Equatable {
+        /// How long SIGTERM's graceful stop may take before the daemon exits anyway (non-zero,
+        /// naming what did not stop). Why 10 s: a supervisor in the middle of an AT query needs at
+        /// most its 3 s query timeout to finish, a SQLite commit milliseconds; the unit's
+        /// `TimeoutStopSec=30` leaves systemd room above it.
+        public var gracePeriod: Duration
+
+        public init(gracePeriod: Duration = .seconds(10)) {
+            self.gracePeriod = gracePeriod
+        }
+    }
+
+    /// `[log]`.
+    public struct Log: Sendable, Equatable {
+        /// Why `info` by default: every modem state change is logged at info, which is what an
+        /// operator reads in `journalctl -u nbgwd`; raw AT traffic is at trace.
+        public var level: Logger.Level
+
+        public init(level: Logger.Level = .info) {
+            self.level = level
+        }
+    }
+}

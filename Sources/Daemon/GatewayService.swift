@@ -1,0 +1,71 @@
+import Discovery
+import Gateway
+import Logging
+import ServiceLifecycle
+
+/// Discovery feeding the gateway, as one service: the config's static ports first (each an
+/// ``PortEvent/appeared(_:)``), then, unless udev discovery is off, the udev ports the
+/// ``CandidatePolicy`` picks, and their removals. Graceful shutdown stops discovery and cancels
+/// the supervisors (each closes its port; rows are marked absent at the next start).
+struct GatewayService: Service, CustomStringConvertible {
+    let gateway: Gateway
+    let staticPorts: [ModemPort]
+    let discovery: UdevDiscovery?
+    let mapper: PortEventMapper
+    let readiness: DaemonReadiness
+    let logger: Logger
+
+    var description: String { "gateway" }
+
+    func run() async throws {
+        let (events, continuation) = AsyncStream.makeStream(of: PortEvent.self)
+        for port in staticPorts {
+            logger.info("static port from the config", metadata: ["modem.tty": "\(port.path)"])
+            continuation.yield(.appeared(port))
+        }
+        let source = discovery == nil ? "udev off" : "udev on"
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await gateway.run(events: events)
+                }
+                if let discovery {
+                    group.addTask {
+                        await follow(discovery, into: continuation)
+                    }
+                }
+                await readiness.markReady(
+                    "gateway",
+                    detail: "\(staticPorts.count) static port\(staticPorts.count == 1 ? "" : "s"), \(source)"
+                )
+                // The gateway's task ends the service (discovery's never ends on its own).
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        continuation.finish()
+    }
+
+    /// Maps udev events into the gateway's stream until cancelled. When the udev stream ends on
+    /// its own (the monitor failed), static and already-found ports stay supervised: only
+    /// hot-plug is lost, which the log says.
+    private func follow(_ discovery: UdevDiscovery, into continuation: AsyncStream<PortEvent>.Continuation) async {
+        for await event in discovery.events() {
+            switch mapper.map(event) {
+            case .event(let portEvent):
+                continuation.yield(portEvent)
+            case .skipped(let devnode, let reason):
+                logger.debug("port not probed", metadata: ["modem.tty": "\(devnode)", "reason": "\(reason)"])
+            }
+        }
+        guard !Task.isCancelled else { return }
+        logger.error(
+            "udev events ended: hot-plugged ports are no longer seen",
+            metadata: ["hint": "check systemd-udevd, then restart nbgwd"]
+        )
+        // Why an hour: any long sleep will do; the task only waits here for cancellation.
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(3600))
+        }
+    }
+}

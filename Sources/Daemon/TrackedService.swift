@@ -1,0 +1,24 @@
+import ServiceLifecycle
+
+/// A service wrapped so a ``ServiceTracker`` knows while it runs, and so its failure names it.
+struct TrackedService: Service, CustomStringConvertible {
+    let name: String
+    let service: any Service
+    let tracker: ServiceTracker
+
+    func run() async throws {
+        tracker.started(name)
+        defer { tracker.finished(name) }
+        do {
+            try await service.run()
+        } catch is CancellationError {
+            // Cancelled because the daemon stops gracefully: a normal end, not a failure.
+            if Task.isShuttingDownGracefully { return }
+            throw CancellationError()
+        } catch {
+            throw TrackedServiceError(service: name, message: "\(error)")
+        }
+    }
+
+    var description: String { name }
+}

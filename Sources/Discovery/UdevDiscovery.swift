@@ -1,0 +1,85 @@
+import CUDev
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds serial ports through libudev: the `tty` subsystem now (``enumerate()``), and add/remove as
+/// they happen (``events()``).
+///
+/// ```swift
+/// let discovery = try UdevDiscovery(logger: logger)
+/// for await event in discovery.events() {           // ends when this task is cancelled
+///     guard case .added(let port) = event else { continue }
+///     if case .probe(let hint, let reason) = CandidatePolicy.standard.decide(port) { … }
+/// }
+/// ```
+///
+/// Ownership: libudev objects are not thread-safe, so nothing here is shared. Every ``enumerate()``
+/// call uses its own libudev context on the caller's thread, and every ``events()`` stream owns a
+/// context, a monitor and one thread that are released when the stream ends.
+public final class UdevDiscovery: Sendable {
+    let logger: Logger
+
+    /// Checks that libudev works here: `/sys` is readable and a context can be created (else throws
+    /// ``UdevDiscoveryError/udevUnavailable(detail:)``). Logs an error when no netlink monitor can be
+    /// bound (some sandboxes forbid the socket) and a warning when udevd does not run (no
+    /// `/run/udev/control`, typical in containers): in both cases hot-plug events never arrive, while
+    /// ``enumerate()`` and the start of ``events()`` still work.
+    public init(logger: Logger) throws {
+        self.logger = logger
+        guard access("/sys", R_OK) == 0 else {
+            throw UdevDiscoveryError.udevUnavailable(
+                detail: "/sys is not readable: \(String(cString: strerror(errno)))"
+            )
+        }
+        let context = try UdevContext()
+        do {
+            _ = try UdevMonitor(context: context)
+        } catch {
+            // Enumeration still works without the monitor; only hot-plug is lost.
+            logger.error("udev hot-plug will not work here: \(error)")
+        }
+        if access("/run/udev/control", F_OK) != 0 {
+            logger.warning(
+                """
+                udevd does not seem to run (no /run/udev/control): unless something else sends udev events \
+                (umockdev in tests), hot-plugged ports will not be seen until restart
+                """,
+                metadata: ["hint": "run systemd-udevd, or list the ports under [[ports]] in the config"]
+            )
+        }
+    }
+
+    /// Every `tty` device with a node, in sysfs order. Virtual consoles and on-board UARTs are
+    /// included; ``CandidatePolicy`` decides which ones to probe.
+    public func enumerate() throws -> [UdevPort] {
+        try UdevContext().enumerateTTYs()
+    }
+
+    /// Port events: opens the netlink monitor first, then enumerates (an ``UdevEvent/added(_:)`` for
+    /// each existing port), then follows add and remove. A port that appears between the monitor's
+    /// start and the enumeration is reported once; a remove is only reported for a port reported as
+    /// added. The stream ends when the consuming task is cancelled (or the stream is dropped): its
+    /// thread wakes at once, releases the monitor and exits.
+    public func events() -> AsyncStream<UdevEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: UdevEvent.self)
+        let wake: WakePipe
+        do {
+            wake = try WakePipe()
+        } catch {
+            logger.error("cannot follow udev events: \(error)")
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { _ in wake.signal() }
+        let logger = self.logger
+        let thread = Thread {
+            UdevEventLoop(logger: logger, continuation: continuation, wake: wake).run()
+        }
+        thread.start()
+        return stream
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+import Registry
+
+extension ModemSupervisor {
+    /// Moves to `state`: one store write (with `change`), the directory (snapshot, gauges,
+    /// ``Gateway/stateChanges()``) and one log line.
+    func transition(
+        to state: ModemState,
+        _ change: ModemRecord.Change = ModemRecord.Change(),
+        failure: ModemFailure? = nil,
+        retryIn: Duration? = nil
+    ) async {
+        var change = change
+        change.state = state.rawValue
+        do {
+            if try await context.registry.updateModem(port: path, change) == nil {
+                log(.warning, "the store has no present row for the port; state \(state.rawValue) not recorded")
+            }
+        } catch {
+            log(.warning, "cannot record state \(state.rawValue) in the store: \(error)")
+        }
+        announce(state, failure: failure, retryIn: retryIn)
+    }
+
+    /// Records `state` in the directory and logs it (the store write is the caller's).
+    func announce(_ state: ModemState, failure: ModemFailure? = nil, retryIn: Duration? = nil) {
+        let (imei, deviceID) = status.withLock { status in
+            status.state = state
+            return (status.imei, status.deviceID)
+        }
+        context.directory.update(
+            ModemStateChange(port: path, imei: imei, state: state, deviceID: deviceID, failure: failure),
+            id: entry.id
+        )
+        var metadata: Logger.Metadata = ["state": "\(state.rawValue)"]
+        if let deviceID { metadata["device_id"] = "\(deviceID)" }
+        if let failure {
+            metadata["error_code"] = "\(failure.code.rawValue)"
+            metadata["error"] = "\(failure.message)"
+        }
+        if let retryIn { metadata["retry_in_s"] = "\(String(format: "%.1f", retryIn.seconds))" }
+        let level: Logger.Level =
+            switch state {
+            case .failed: .warning
+            default: .info
+            }
+        log(level, "modem \(state.rawValue)", metadata)
+    }
+
+    /// Logs with the port's metadata (`port`, `imei` once known).
+    func log(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
+        let imei = status.withLock { $0.imei }
+        var metadata: Logger.Metadata = ["port": "\(path)"]
+        if let imei { metadata["imei"] = "\(imei)" }
+        metadata.merge(extra) { _, new in new }
+        context.logger.log(level: level, "\(message)", metadata: metadata)
+    }
+}

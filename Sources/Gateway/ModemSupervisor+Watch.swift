@@ -1,0 +1,224 @@
+import ATKit
+import Foundation
+import Registry
+
+extension ModemSupervisor {
+    /// What the ready phase shares between its URC follower and its poller.
+    struct WatchState {
+        var registration: ModemRecord.Registration
+        var registered = true
+        /// Started when the registration was lost; nil while registered.
+        var lostFor: (@Sendable () -> Duration)?
+        var inPowerSaving = false
+    }
+
+    /// What ended the ready phase.
+    enum WatchEnd: Sendable {
+        case rebooted(marker: String)
+        case failure(ModemFailure)
+    }
+
+    /// The ready phase: follows the module's URCs (registration changes update the row; a denial
+    /// ends the attempt; a boot banner re-initialises) and polls signal and registration every
+    /// ``GatewayConfiguration/signalPollInterval``, until one of them ends it or the task is
+    /// cancelled.
+    func watch(
+        session: ATSession,
+        events: AsyncStream<ModemEvent>,
+        dialect: ModemDialect,
+        registration: ModemRecord.Registration
+    ) async -> AttemptOutcome {
+        let shared = GatewayLocked(WatchState(registration: registration))
+        let end = await withTaskGroup(of: WatchEnd?.self) { group in
+            group.addTask { await self.follow(events, dialect: dialect, shared: shared) }
+            group.addTask { await self.poll(session, dialect: dialect, shared: shared) }
+            defer { group.cancelAll() }
+            return await group.next() ?? nil
+        }
+        switch end {
+        case .rebooted(let marker)?:
+            log(.info, "the module rebooted (\(marker)); initialising it again")
+            return await awaitBoot(session)
+        case .failure(let failure)?:
+            return .failure(failure)
+        case nil:
+            return .failure(ModemFailure(.modemError, "\(path): supervision cancelled"))
+        }
+    }
+
+    /// Follows URCs until a reboot, a denial or the end of the session.
+    func follow(
+        _ events: AsyncStream<ModemEvent>,
+        dialect: ModemDialect,
+        shared: GatewayLocked<WatchState>
+    ) async -> WatchEnd? {
+        for await event in events {
+            switch event {
+            case .registration(let status) where status.domain == .eps:
+                if let end = await registrationChanged(status, dialect: dialect, shared: shared) { return end }
+            case .rebooted(let marker):
+                return .rebooted(marker: marker)
+            case .powerSaving(let transition):
+                shared.withLock { $0.inPowerSaving = transition == .entered }
+                log(.debug, transition == .entered ? "entered PSM" : "left PSM")
+            default:
+                break
+            }
+            if case .powerSaving = event { continue }
+            // Any other URC means the module is awake (not every family reports leaving PSM).
+            shared.withLock { $0.inPowerSaving = false }
+        }
+        if Task.isCancelled { return nil }
+        return .failure(.closed(port: path, detail: "\(path): the AT session ended (the port closed)"))
+    }
+
+    /// Reads signal and registration now and every poll interval; ends the phase when the port
+    /// closes, the module stops answering, or the registration stays lost beyond the timeout.
+    func poll(_ session: ATSession, dialect: ModemDialect, shared: GatewayLocked<WatchState>) async -> WatchEnd? {
+        while !Task.isCancelled {
+            if !shared.withLock({ $0.inPowerSaving }) {
+                do {
+                    if let signal = try await readSignal(session) {
+                        _ = try? await context.registry.updateModem(
+                            port: path,
+                            ModemRecord.Change(signal: signal, seen: true)
+                        )
+                    }
+                    if let status = try await optional({ try await session.send(CEREG.Read()) }),
+                        let end = await registrationChanged(status, dialect: dialect, shared: shared)
+                    {
+                        return end
+                    }
+                } catch {
+                    if Task.isCancelled { return nil }
+                    return .failure(.session(error, port: path, imei: status.withLock { $0.imei }, phase: .ready))
+                }
+            }
+            if let lost = shared.withLock({ $0.lostFor?() }), lost >= configuration.registrationTimeout {
+                return .failure(
+                    ModemFailure(
+                        .registrationLost,
+                        "\(path): registration lost \(lost) ago and not regained within \(configuration.registrationTimeout); "
+                            + "check the antenna and coverage"
+                    )
+                )
+            }
+            do {
+                try await context.clock.sleep(configuration.signalPollInterval)
+            } catch {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// A new `+CEREG` status: the row gets it; losing or regaining the registration moves
+    /// between `ready` and `searching`; a denial ends the phase.
+    func registrationChanged(
+        _ status: RegistrationStatus,
+        dialect: ModemDialect,
+        shared: GatewayLocked<WatchState>
+    ) async -> WatchEnd? {
+        if status.state == .denied {
+            let cause = status.rejectCause.map { "reject cause \($0)" } ?? "no reject cause reported"
+            return .failure(
+                ModemFailure(
+                    .registrationDenied,
+                    "\(path): the network denied registration while ready (\(cause)); check the SIM's subscription"
+                )
+            )
+        }
+        let stopwatch = context.clock.startStopwatch
+        let (registration, newState) = shared.withLock { shared -> (ModemRecord.Registration, ModemState?) in
+            var registration = ModemSupervisor.registration(
+                status,
+                dialect: dialect,
+                operator: status.isRegistered ? shared.registration.operator : nil
+            )
+            if status.isRegistered {
+                // A URC at a lower reporting level carries fewer fields: keep what is still true.
+                registration.tac = registration.tac ?? shared.registration.tac
+                registration.ci = registration.ci ?? shared.registration.ci
+                registration.act = registration.act ?? shared.registration.act
+                registration.technology = registration.technology ?? shared.registration.technology
+            }
+            shared.registration = registration
+            defer { shared.registered = status.isRegistered }
+            if status.isRegistered, !shared.registered {
+                shared.lostFor = nil
+                return (registration, .ready)
+            }
+            if !status.isRegistered, shared.registered {
+                shared.lostFor = stopwatch()
+                return (registration, .searching)
+            }
+            return (registration, nil)
+        }
+        let change = ModemRecord.Change(registration: registration, seen: true)
+        if let newState {
+            await transition(to: newState, change)
+        } else {
+            _ = try? await context.registry.updateModem(port: path, change)
+        }
+        return nil
+    }
+
+    /// `+CSQ` and `+CESQ` (3GPP TS 27.007 §8.5, §8.69); nil when neither answered usefully.
+    /// Throws only what ends the session (port closed, module unresponsive).
+    func readSignal(_ session: ATSession) async throws -> ModemRecord.Signal? {
+        let quality = try await optional { try await session.send(CSQ()) }
+        let extended = try await optional { try await session.send(CESQ()) }
+        guard quality != nil || extended != nil else { return nil }
+        return ModemRecord.Signal(
+            rssiDBm: quality?.rssiDBm,
+            rsrpDBm: extended?.rsrpDBm,
+            rsrqDB: extended?.rsrqDB,
+            at: Date()
+        )
+    }
+
+    /// The value of a query, nil when the module refused it, did not answer in time or answered
+    /// in an unexpected shape; rethrows what ends the session.
+    func optional<T: Sendable>(_ query: () async throws -> T) async throws -> T? {
+        do {
+            return try await query()
+        } catch let error as ATError {
+            switch error {
+            case .commandFailed, .timeout, .invalidCommand: return nil
+            case .transportClosed, .sessionClosed, .unresponsive: throw error
+            }
+        } catch is ATResponseParseError {
+            return nil
+        }
+    }
+
+    /// After a reboot banner: waits until the module answers `AT` again (it cannot be probed while
+    /// it boots: a silent probe would call it no modem), then asks for a fresh probe.
+    func awaitBoot(_ session: ATSession) async -> AttemptOutcome {
+        let clock = ContinuousClock()
+        let start = clock.now
+        while start.duration(to: clock.now) < configuration.rebootRecovery, !Task.isCancelled {
+            do {
+                // 1 s: an idle module answers AT in milliseconds; a booting one not at all.
+                _ = try await session.send(ATCommandRequest("AT", timeout: .seconds(1)))
+                return .reinitialise
+            } catch let error as ATError {
+                switch error {
+                case .transportClosed, .sessionClosed:
+                    return .failure(.closed(port: path, detail: "\(path): the port closed while the module rebooted"))
+                default:
+                    // Why a pause: a booting module may refuse at once (ERROR) rather than time out.
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            } catch {
+                break
+            }
+        }
+        return .failure(
+            ModemFailure(
+                .unresponsive,
+                "\(path): the module rebooted and did not answer AT within \(configuration.rebootRecovery)"
+            )
+        )
+    }
+}

@@ -1,0 +1,139 @@
+import ArgumentParser
+import Daemon
+import Foundation
+import Logging
+
+/// `nbgwd`: the gateway daemon. Thin: it parses flags, loads the configuration, bootstraps
+/// logging (stderr, which journald collects) and Prometheus metrics, then runs ``Daemon``.
+/// Exit codes: docs/operations.md.
+@main
+struct NBGWD: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nbgwd",
+        abstract: "The nbgw gateway daemon: finds modems, brings them onto the network, registers them.",
+        discussion: """
+            Configuration: --config PATH, else \(DaemonConfiguration.defaultPath) when present, else the \
+            built-in defaults; then the environment (NBGW_DB, NBGW_CLOUD_URL, NBGW_CLOUD_CLIENT_ID, \
+            NBGW_CLOUD_SECRET, …), then these flags. Stops gracefully on SIGTERM or SIGINT. \
+            Exit codes: 0 stopped, 64 usage, 69 a service could not run, 70 store unavailable, \
+            71 store failed unexpectedly, 75 shutdown overran the grace period, 78 invalid configuration \
+            (docs/operations.md).
+            """,
+        version: "0.1.0"
+    )
+
+    @Option(help: "The TOML config file (default: \(DaemonConfiguration.defaultPath) when present).")
+    var config: String?
+
+    @Flag(name: .customLong("check-config"), help: "Validate the configuration, print the effective one, exit.")
+    var checkConfig = false
+
+    @Option(help: "The SQLite store (default: $NBGW_DB, else [store] path, else ~/.local/state/nbgw/nbgw.sqlite).")
+    var db: String?
+
+    @Option(help: "The cloud: `local` (embedded) or an HTTP cloud's base URL (default: $NBGW_CLOUD_URL, else [cloud]).")
+    var cloud: String?
+
+    @Flag(inversion: .prefixedNo, help: "Find ports through libudev (default: [discovery] udev, else on).")
+    var udev: Bool?
+
+    @Option(
+        name: .customLong("port"),
+        help: ArgumentHelp("A static port to supervise, PATH or PATH:BAUD (repeatable).", valueName: "path[:baud]"),
+        transform: NBGWD.staticPort
+    )
+    var ports: [DaemonConfiguration.StaticPort] = []
+
+    @Option(
+        name: .customLong("metrics-listen"),
+        help: ArgumentHelp("Address of /metrics and /healthz (default 127.0.0.1:9464).", valueName: "host:port"),
+        transform: NBGWD.address
+    )
+    var metricsListen: ListenAddress?
+
+    @Flag(name: .customLong("no-metrics"), help: "Do not serve /metrics and /healthz.")
+    var noMetrics = false
+
+    @Flag(inversion: .prefixedNo, help: "Serve the QR ingest API (default: [ingest] enabled, else off).")
+    var ingest: Bool?
+
+    @Option(
+        name: .customLong("ingest-listen"),
+        help: ArgumentHelp("Address of the ingest API (default 127.0.0.1:8080).", valueName: "host:port"),
+        transform: NBGWD.address
+    )
+    var ingestListen: ListenAddress?
+
+    @Option(name: .customLong("grace-period"), help: "Seconds a graceful shutdown may take (default 10).")
+    var gracePeriod: Double?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String?
+
+    func validate() throws {
+        if let gracePeriod, !(0.1...300).contains(gracePeriod) {
+            throw ValidationError("--grace-period must be between 0.1 and 300 seconds")
+        }
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError(
+                "unknown --log-level \(logLevel): use trace, debug, info, notice, warning, error or critical"
+            )
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let overrides = DaemonOverrides(
+            storePath: db,
+            cloud: cloud,
+            udev: udev,
+            ports: ports,
+            metricsListen: metricsListen,
+            metricsEnabled: noMetrics ? false : nil,
+            ingestEnabled: ingest,
+            ingestListen: ingestListen,
+            gracePeriod: gracePeriod.map { .milliseconds(Int64(($0 * 1000).rounded())) },
+            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:))
+        )
+        let loaded: (configuration: DaemonConfiguration, sources: DaemonConfiguration.Sources)
+        do {
+            loaded = try DaemonConfiguration.load(explicitPath: config, environment: environment, overrides: overrides)
+        } catch {
+            FileHandle.standardError.write(Data("nbgwd: \(error)\n".utf8))
+            throw ExitCode(DaemonConfigurationError.exitCode)
+        }
+        if checkConfig {
+            FileHandle.standardOutput.write(Data(loaded.configuration.renderedTOML(sources: loaded.sources).utf8))
+            return
+        }
+
+        let level = loaded.configuration.log.level
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let metrics = DaemonMetrics.bootstrap()
+        var logger = Logger(label: "nbgwd")
+        logger.logLevel = level
+        if let file = loaded.sources.file {
+            logger.info("configuration loaded", metadata: ["config.file": "\(file)"])
+        } else {
+            logger.info("no config file: running on the built-in defaults")
+        }
+
+        let daemon = Daemon(
+            configuration: loaded.configuration,
+            environment: environment,
+            logger: logger,
+            metricsRegistry: metrics
+        )
+        let outcome = await daemon.run()
+        if let message = outcome.message {
+            FileHandle.standardError.write(Data("nbgwd: \(message)\n".utf8))
+        }
+        // exit(), not a thrown ExitCode: after an overrun shutdown, stuck tasks must not keep the
+        // process alive.
+        Foundation.exit(outcome.exitCode)
+    }
+}
