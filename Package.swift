@@ -151,7 +151,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
+                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -168,6 +168,8 @@ let package = Package(
                 "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .executableTarget(

@@ -40,8 +40,8 @@ public struct Daemon: Sendable {
     /// - Parameters:
     ///   - configuration: the effective configuration (``DaemonConfiguration/load(explicitPath:defaultPath:environment:overrides:)``).
     ///   - environment: the process environment (cloud credentials, `NOTIFY_SOCKET`, `WATCHDOG_USEC`).
-    ///   - metricsRegistry: the registry `/metrics` renders (``DaemonMetrics/bootstrap()`` makes it
-    ///     the swift-metrics backend too).
+    ///   - metricsRegistry: the registry `/metrics` renders (`nbgwd` makes it and bootstraps
+    ///     swift-metrics with a factory over it).
     public init(
         configuration: DaemonConfiguration,
         environment: [String: String],

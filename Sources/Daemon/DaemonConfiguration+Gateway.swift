@@ -5,9 +5,8 @@ extension DaemonConfiguration.Modem {
     /// The gateway's configuration: the bring-up plan (APN, RATs, bands, PSM, eDRX) and the
     /// supervisors' timing.
     ///
-    /// The plan's technology keys are ATKit's `RadioTechnology`; the Daemon target does not
-    /// import ATKit (Package.swift), so they are built through `RawRepresentable` from the
-    /// validated names in ``technologyNames``.
+    /// The plan's technology keys are ATKit's `RadioTechnology`, built through `RawRepresentable`
+    /// from the validated names in ``technologyNames`` (a name the config accepts is one ATKit knows).
     public var gatewayConfiguration: GatewayConfiguration {
         var configuration = GatewayConfiguration(
             registrationTimeout: registrationTimeout,

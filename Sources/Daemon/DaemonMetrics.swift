@@ -4,7 +4,7 @@ import Synchronization
 /// The daemon's own series in the Prometheus registry, refreshed at every scrape of `/metrics`:
 /// whether the store is usable, and the process's memory and CPU time. The gateway's series
 /// (`nbgw_modems{state}`, registrations, AT commands, errors and timeouts) reach the same registry
-/// through swift-metrics, which `nbgwd` bootstraps with it (``DaemonMetrics/bootstrap()``).
+/// through swift-metrics, which `nbgwd` bootstraps with a `PrometheusMetricsFactory` over the same registry.
 public final class DaemonMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let lastCPUSeconds = Mutex<Double>(0)

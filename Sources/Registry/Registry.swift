@@ -64,8 +64,13 @@ public final class Registry: Sendable {
                 // power loss can roll back the last transactions, never corrupt the file.
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
-            self.pool = try DatabasePool(path: path, configuration: configuration)
-            try Registry.migrator.migrate(pool)
+            // Opening (which switches a new file to WAL) and migrating happen under one lock, so
+            // concurrent first openers of a new store neither race on the schema nor on WAL mode.
+            self.pool = try Registry.whileHoldingMigrationLock(for: path) {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                try Registry.migrator.migrate(pool)
+                return pool
+            }
         } catch let error as NBGWError {
             throw error
         } catch {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Daemon
 import Foundation
 import Logging
+import Metrics
+import Prometheus
 
 /// `nbgwd`: the gateway daemon. Thin: it parses flags, loads the configuration, bootstraps
 /// logging (stderr, which journald collects) and Prometheus metrics, then runs ``Daemon``.
@@ -113,7 +115,10 @@ struct NBGWD: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let metrics = DaemonMetrics.bootstrap()
+        // Metrics next to logging, before the daemon builds its gateway: swift-metrics ties each
+        // handle to the backend that exists when the handle is made.
+        let metrics = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
         var logger = Logger(label: "nbgwd")
         logger.logLevel = level
         if let file = loaded.sources.file {

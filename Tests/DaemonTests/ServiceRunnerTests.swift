@@ -1,8 +1,8 @@
-
-@testable import Daemon
 import Synchronization
 import TestClocks
 import Testing
+
+@testable import Daemon
 
 /// The bound on graceful shutdown, with the grace period on a manual clock: services that stop
 /// when asked end the run cleanly; one that ignores shutdown and cancellation is named, and the
