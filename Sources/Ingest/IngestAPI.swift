@@ -156,7 +156,8 @@ public enum IngestAPI {
         public var manufacturer: String?
         public var model: String?
         public var firmware: String?
-        /// The daemon's live state; `unknown` until the daemon (issue 6) feeds this view.
+        /// The daemon's live state from the modem table (`ready`, `searching`, `absent`, …);
+        /// `unknown` for a registered device the daemon has never seen.
         public var state: String
     }
 

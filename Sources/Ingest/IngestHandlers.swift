@@ -240,6 +240,12 @@ struct IngestHandlers: Sendable {
         let limit = try IngestHandlers.pageLimit(query["limit"])
         let after = try IngestHandlers.decodeCursor(query["cursor"])
         let page = try registry.devices(limit: limit + 1, after: after)
+        // The daemon's modem table (one row per IMEI) gives the live state; a registered device the
+        // daemon has never seen stays `unknown`.
+        let states = Dictionary(
+            try registry.modems().compactMap { row in row.imei.map { ($0, row.state) } },
+            uniquingKeysWith: { first, _ in first }
+        )
         let items = page.prefix(limit).map {
             IngestAPI.Modem(
                 deviceId: $0.deviceID,
@@ -247,7 +253,7 @@ struct IngestHandlers: Sendable {
                 manufacturer: $0.manufacturer,
                 model: $0.model,
                 firmware: $0.firmware,
-                state: "unknown"
+                state: states[$0.imei] ?? "unknown"
             )
         }
         let next = page.count > limit ? items.last.map { IngestHandlers.encodeCursor($0.deviceId) } : nil

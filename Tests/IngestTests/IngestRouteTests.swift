@@ -239,16 +239,30 @@ struct IngestRouteTests {
         }
     }
 
-    @Test("GET /v1/modems lists the registry's devices with state unknown, paged")
+    @Test("GET /v1/modems lists the registry's devices with the modem table's state (else unknown), paged")
     func modems() async throws {
         let fixture = try await IngestFixture(devices: 3)
+        // The daemon has seen the first device on a port and brought it to ready; the others never.
+        let devices = try fixture.registry.devices(limit: 3)
+        let seen = try #require(devices.first)
+        _ = try await fixture.registry.beginModemProbe(port: "/dev/ttyUSB2")
+        _ = try await fixture.registry.recordModemIdentity(
+            port: "/dev/ttyUSB2",
+            ModemRecord.Identity(imei: seen.imei, manufacturer: "Quectel", model: "BC66"),
+            state: "ready"
+        )
         try await fixture.withServer { client in
             let page = try await client.call(.get, "/v1/modems?limit=2", headers: fixture.headers())
             #expect(page.status == 200)
             #expect(page.json["source"] as? String == "registry")
             let modems = page.json["modems"] as? [[String: Any]] ?? []
             #expect(modems.count == 2)
-            #expect(modems.allSatisfy { $0["state"] as? String == "unknown" && $0["model"] as? String == "BC66" })
+            #expect(modems.allSatisfy { $0["model"] as? String == "BC66" })
+            #expect(
+                modems.map { $0["state"] as? String }
+                    == modems.map { ($0["imei"] as? String) == seen.imei ? "ready" : "unknown" }
+            )
+            #expect(modems.contains { ($0["imei"] as? String) == seen.imei })
             let cursor = try #require(page.json["nextCursor"] as? String)
             let rest = try await client.call(.get, "/v1/modems?cursor=\(cursor)", headers: fixture.headers())
             #expect((rest.json["modems"] as? [Any])?.count == 1)
