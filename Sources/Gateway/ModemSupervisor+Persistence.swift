@@ -48,6 +48,17 @@ extension ModemSupervisor {
         log(level, "modem \(state.rawValue)", metadata)
     }
 
+    /// The IMEI is known and recorded while the probe goes on: the directory (and
+    /// ``Gateway/stateChanges()``) learn it with the state still `probing`; a debug log line.
+    func announceIdentified() {
+        let (imei, deviceID, state) = status.withLock { ($0.imei, $0.deviceID, $0.state) }
+        context.directory.update(
+            ModemStateChange(port: path, imei: imei, state: state, deviceID: deviceID),
+            id: entry.id
+        )
+        log(.debug, "modem identified", ["state": "\(state.rawValue)"])
+    }
+
     /// Logs with the port's metadata (`port`, `imei` once known).
     func log(_ level: Logger.Level, _ message: String, _ extra: Logger.Metadata = [:]) {
         let imei = status.withLock { $0.imei }

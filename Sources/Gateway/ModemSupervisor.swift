@@ -30,10 +30,12 @@ struct SupervisorContext: Sendable {
 ///  no AT answer ever ─► not_modem (stop)      port gone / vanished / shutdown ─► absent (stop)
 /// ```
 ///
-/// One attempt: probe (``ModemProbe``, the port's own speeds first) → claim the IMEI → persist the
-/// identity → open a session at the speed found → ``ModemBringUp/apply(_:)`` → wait for `+CEREG`
-/// registration → register with the cloud through ``DeviceRegistrar`` (idempotent by IMEI: the
-/// same device id on every replug) → ready: follow URCs and poll signal until something ends it.
+/// One attempt: probe (``ModemProbe``, the port's own speeds first), claiming the IMEI and
+/// recording it in the modem table as soon as the probe reads it, while the rest of the probe
+/// runs (``probeClaimingEarly()``) → persist the full identity → open a session at the speed found
+/// → ``ModemBringUp/apply(_:)`` → wait for `+CEREG` registration → register with the cloud
+/// through ``DeviceRegistrar`` (idempotent by IMEI: the same device id on every replug) → ready:
+/// follow URCs and poll signal until something ends it.
 ///
 /// Every state change is one short store write and one log line with `port`, `imei`, `state`.
 /// The supervisor never holds a lock across an `await`, and nothing it waits on is shared with
@@ -133,10 +135,17 @@ struct ModemSupervisor: Sendable {
         }
         announce(.probing)
 
+        let (probed, identified) = await probeClaimingEarly()
+        if let identified, let refused = refusal(identified.claim, imei: identified.imei) {
+            return refused
+        }
         let report: ModemProbeReport
-        do {
-            report = try await probe(options: probeOptions).probe(port: path)
-        } catch {
+        switch probed {
+        case .success(let success):
+            report = success
+        case .failure(let error):
+            // The same failure as without an early claim: the row (which may have the IMEI by
+            // now) goes `failed` in `run`, and the claim stays, as after any later failure.
             return .failure(.probe(error, everAnswered: status.withLock { $0.everAnswered }))
         }
         guard let imei = report.imei else {
@@ -148,24 +157,10 @@ struct ModemSupervisor: Sendable {
                 )
             )
         }
-        switch context.directory.claim(imei: imei, path: path, id: entry.id) {
-        case .heldBy(let holder) where !FileManager.default.fileExists(atPath: holder):
-            // The module moved here while the old port's supervisor has not noticed its node is
-            // gone (a static port, no udev event): stop that one and try again after the backoff.
-            context.directory.stop(path: holder, reason: .vanished)
-            return .failure(
-                ModemFailure(
-                    .secondaryInterface,
-                    "\(path): IMEI \(imei) is still held by the supervisor of \(holder), whose node is gone; "
-                        + "it is being stopped and this port retries"
-                )
-            )
-        case .heldBy(let holder):
-            return .secondary(atPort: holder, imei: imei)
-        case .granted(let siblings):
-            context.directory.stop(siblings, reason: .secondary(atPort: path, imei: imei))
+        // Claimed while the probe ran; only an IMEI the probe did not announce is claimed here.
+        if identified?.imei != imei, let refused = refusal(claim(imei: imei), imei: imei) {
+            return refused
         }
-        status.withLock { $0.imei = imei }
         let dialect = dialect(for: report)
         let identity = Self.identity(of: report, imei: imei, dialect: dialect)
         do {
@@ -312,7 +307,12 @@ struct ModemSupervisor: Sendable {
 
     /// The probe's dialect, or discovery's hint when the probe only recognised plain 27.007.
     func dialect(for report: ModemProbeReport) -> ModemDialect {
-        let probed = ModemDialect.named(report.dialect) ?? .ts27007
+        dialect(named: report.dialect)
+    }
+
+    /// The dialect of id `name`, or discovery's hint when it is plain 27.007 (or unknown).
+    func dialect(named name: String) -> ModemDialect {
+        let probed = ModemDialect.named(name) ?? .ts27007
         if probed.id == ModemDialect.ts27007.id, let hint = port.dialectHint, let hinted = ModemDialect.named(hint) {
             return hinted
         }

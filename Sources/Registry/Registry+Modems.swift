@@ -68,6 +68,9 @@ extension Registry {
     ///   the module keeps its history, first sighting and device id;
     /// - the port's row belongs to another IMEI (a module was swapped while nobody watched):
     ///   that row becomes `absent` and the new IMEI gets its own row (or its old one) on this port.
+    ///
+    /// After ``recordModemIMEI(port:imei:dialect:manufacturer:model:firmware:baud:state:)`` the
+    /// port's row already has the IMEI, and this completes it.
     @discardableResult
     public func recordModemIdentity(
         port: String,
@@ -75,56 +78,10 @@ extension Registry {
         state: String
     ) async throws(NBGWError) -> ModemRecord {
         try Registry.validateModemPort(port)
-        guard identity.imei.utf8.count == 15, identity.imei.utf8.allSatisfy({ (48...57).contains($0) }) else {
-            throw NBGWError(
-                .invalidArgument,
-                "IMEI \(identity.imei.escapedForDisplay()) read on \(port) is not 15 digits; probe the port again"
-            )
-        }
+        try Registry.validateModemIMEI(identity.imei, port: port)
         let now = nowMillis()
         return try await modemWrite { db in
-            let current = try Registry.presentModemRowID(db, port: port)
-            let currentIMEI = try current.flatMap {
-                try String.fetchOne(db, sql: "SELECT imei FROM modem WHERE id = ?", arguments: [$0])
-            }
-            let owner = try Int64.fetchOne(db, sql: "SELECT id FROM modem WHERE imei = ?", arguments: [identity.imei])
-            let target: Int64
-            if let current, currentIMEI == identity.imei {
-                target = current
-            } else {
-                if let current {
-                    if currentIMEI == nil {
-                        if owner != nil {
-                            try db.execute(sql: "DELETE FROM modem WHERE id = ?", arguments: [current])
-                        }
-                    } else {
-                        try db.execute(
-                            sql: "UPDATE modem SET state = 'absent', state_since = ?, updated_at = ? WHERE id = ?",
-                            arguments: [now, now, current]
-                        )
-                    }
-                }
-                if let owner {
-                    // The IMEI moves here; if it was present on another port, that port's row is
-                    // this module's (one row per IMEI), so its old port simply no longer holds it.
-                    try db.execute(
-                        sql: "UPDATE modem SET port = ?, updated_at = ? WHERE id = ?",
-                        arguments: [port, now, owner]
-                    )
-                    target = owner
-                } else if let current, currentIMEI == nil {
-                    target = current
-                } else {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO modem (port, state, state_since, first_seen, last_seen, updated_at)
-                            VALUES (?, 'probing', ?, ?, ?, ?)
-                            """,
-                        arguments: [port, now, now, now, now]
-                    )
-                    target = db.lastInsertedRowID
-                }
-            }
+            let target = try Registry.modemRowTaking(imei: identity.imei, port: port, db, now: now)
             let registration = identity.registration
             let signal = identity.signal
             try db.execute(
@@ -147,6 +104,47 @@ extension Registry {
                     registration.periodicTAUSeconds, registration.at.map(\.millis) ?? now,
                     signal.rssiDBm, signal.rsrpDBm, signal.rsrqDB, signal.at.map(\.millis) ?? now,
                     now, now, target,
+                ]
+            )
+            return try Registry.fetchModem(db, id: target)!
+        }
+    }
+
+    /// Records the IMEI a probe has just read on `port`, with the identification read before it,
+    /// while the probe goes on (the supervisor's early claim): the row is chosen by the same rules
+    /// as ``recordModemIdentity(port:_:state:)`` (one row per IMEI, one present row per port), so
+    /// the full identity recorded when the probe ends lands on the same row.
+    ///
+    /// Only the IMEI, `state` and the non-nil arguments are written: a module seen before keeps
+    /// its last IMSI, ICCID, registration, signal and device id until the full identity replaces
+    /// them, exactly as ``beginModemProbe(port:deviceKey:attributes:)`` keeps them.
+    @discardableResult
+    public func recordModemIMEI(
+        port: String,
+        imei: String,
+        dialect: String? = nil,
+        manufacturer: String? = nil,
+        model: String? = nil,
+        firmware: String? = nil,
+        baud: Int? = nil,
+        state: String = "probing"
+    ) async throws(NBGWError) -> ModemRecord {
+        try Registry.validateModemPort(port)
+        try Registry.validateModemIMEI(imei, port: port)
+        let now = nowMillis()
+        return try await modemWrite { db in
+            let target = try Registry.modemRowTaking(imei: imei, port: port, db, now: now)
+            try db.execute(
+                sql: """
+                    UPDATE modem SET imei = ?, state = ?,
+                        state_since = CASE WHEN state = ? THEN state_since ELSE ? END,
+                        dialect = COALESCE(?, dialect), manufacturer = COALESCE(?, manufacturer),
+                        model = COALESCE(?, model), firmware = COALESCE(?, firmware), baud = COALESCE(?, baud),
+                        retry_at = NULL, last_seen = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    imei, state, state, now, dialect, manufacturer, model, firmware, baud, now, now, target,
                 ]
             )
             return try Registry.fetchModem(db, id: target)!
@@ -314,6 +312,49 @@ extension Registry {
         }
     }
 
+    /// The row that is to hold `imei` on `port` (the rules of
+    /// ``recordModemIdentity(port:_:state:)``), with the rows it displaces already dealt with: the
+    /// port's IMEI-less row deleted when the IMEI has a row of its own, another IMEI's row on the
+    /// port marked `absent`, the IMEI's row moved to `port`.
+    static func modemRowTaking(imei: String, port: String, _ db: Database, now: Int64) throws -> Int64 {
+        let current = try Registry.presentModemRowID(db, port: port)
+        let currentIMEI = try current.flatMap {
+            try String.fetchOne(db, sql: "SELECT imei FROM modem WHERE id = ?", arguments: [$0])
+        }
+        if let current, currentIMEI == imei { return current }
+        let owner = try Int64.fetchOne(db, sql: "SELECT id FROM modem WHERE imei = ?", arguments: [imei])
+        if let current {
+            if currentIMEI == nil {
+                if owner != nil {
+                    try db.execute(sql: "DELETE FROM modem WHERE id = ?", arguments: [current])
+                }
+            } else {
+                try db.execute(
+                    sql: "UPDATE modem SET state = 'absent', state_since = ?, updated_at = ? WHERE id = ?",
+                    arguments: [now, now, current]
+                )
+            }
+        }
+        if let owner {
+            // The IMEI moves here; if it was present on another port, that port's row is this
+            // module's (one row per IMEI), so its old port simply no longer holds it.
+            try db.execute(
+                sql: "UPDATE modem SET port = ?, updated_at = ? WHERE id = ?",
+                arguments: [port, now, owner]
+            )
+            return owner
+        }
+        if let current, currentIMEI == nil { return current }
+        try db.execute(
+            sql: """
+                INSERT INTO modem (port, state, state_since, first_seen, last_seen, updated_at)
+                VALUES (?, 'probing', ?, ?, ?, ?)
+                """,
+            arguments: [port, now, now, now, now]
+        )
+        return db.lastInsertedRowID
+    }
+
     static func presentModemRowID(_ db: Database, port: String) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT id FROM modem WHERE port = ? AND state <> 'absent'", arguments: [port])
     }
@@ -325,6 +366,15 @@ extension Registry {
     static func validateModemPort(_ port: String) throws(NBGWError) {
         guard !port.isEmpty, port.utf8.count <= 1024 else {
             throw NBGWError(.invalidArgument, "port path \(port.escapedForDisplay()) must be 1 to 1024 bytes")
+        }
+    }
+
+    static func validateModemIMEI(_ imei: String, port: String) throws(NBGWError) {
+        guard imei.utf8.count == 15, imei.utf8.allSatisfy({ (48...57).contains($0) }) else {
+            throw NBGWError(
+                .invalidArgument,
+                "IMEI \(imei.escapedForDisplay()) read on \(port) is not 15 digits; probe the port again"
+            )
         }
     }
 

@@ -59,6 +59,66 @@ import Testing
         #expect(try registry.modems().count == 1)
     }
 
+    @Test("an IMEI recorded while the probe runs joins the probing row; the full identity completes the same row")
+    func imeiBeforeTheFullIdentity() async throws {
+        let probing = try await registry.beginModemProbe(port: "/dev/ttyUSB2", deviceKey: "/sys/devices/usb1/1-1")
+        clock.advance(by: 1)
+        let early = try await registry.recordModemIMEI(
+            port: "/dev/ttyUSB2",
+            imei: Self.imei,
+            dialect: "quectel-bc95",
+            manufacturer: "Quectel",
+            model: "BC95HB-02-STD_850",
+            baud: 9600
+        )
+        #expect(early.imei == Self.imei && early.state == "probing" && early.stateSince == probing.stateSince)
+        #expect(early.model == "BC95HB-02-STD_850" && early.baud == 9600 && early.firmware == nil)
+        #expect(early.imsi == nil && early.registration.stat == nil, "not read yet")
+        #expect(early.deviceKey == "/sys/devices/usb1/1-1" && early.lastSeen > probing.lastSeen)
+
+        clock.advance(by: 1)
+        let full = try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "configuring")
+        #expect(
+            full.firstSeen == probing.firstSeen && full.state == "configuring" && full.stateSince > early.stateSince
+        )
+        #expect(full.imsi == "460001234567890" && full.firmware == "V100R100C10B657SP2")
+        #expect(try registry.modems().count == 1)
+        await #expect(throws: NBGWError.self) {
+            try await registry.recordModemIMEI(port: "/dev/ttyUSB2", imei: "12345")
+        }
+    }
+
+    @Test("an IMEI recorded early on a replug takes the module's row and keeps its last facts until the full identity")
+    func imeiEarlyOnAReplug() async throws {
+        let device = try registry.registerDevice(
+            ModuleIdentity(imei: try IMEI(Self.imei)),
+            mint: { (try! DeviceID("nbearly00000000000001"), "EARLY0000001") }
+        ).device
+        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
+        try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
+        let first = try #require(
+            try await registry.updateModem(
+                port: "/dev/ttyUSB2",
+                ModemRecord.Change(state: "ready", deviceID: device.deviceID)
+            )
+        )
+        try await registry.markModemAbsent(port: "/dev/ttyUSB2")
+
+        clock.advance(by: 60)
+        try await registry.beginModemProbe(port: "/dev/ttyUSB5")
+        let early = try await registry.recordModemIMEI(port: "/dev/ttyUSB5", imei: Self.imei, model: nil, baud: 115_200)
+        #expect(early.port == "/dev/ttyUSB5" && early.state == "probing" && early.firstSeen == first.firstSeen)
+        #expect(early.deviceID == device.deviceID && early.imsi == "460001234567890", "the module's own row")
+        #expect(early.model == "BC95HB-02-STD_850" && early.baud == 115_200, "nil leaves a column alone")
+        #expect(try registry.modems().count == 1, "the new port's IMEI-less row is gone")
+
+        // Another module behind the same node before the full identity: the row goes absent.
+        let other = try await registry.recordModemIMEI(port: "/dev/ttyUSB5", imei: Self.otherIMEI)
+        #expect(other.imei == Self.otherIMEI && other.state == "probing" && other.deviceID == nil)
+        #expect(try registry.modem(imeiOrPort: Self.imei)?.state == "absent")
+        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB5")?.imei == Self.otherIMEI)
+    }
+
     @Test("updates change only what they name; the state's timestamp moves only when the state changes")
     func updates() async throws {
         try await registry.beginModemProbe(port: "/dev/ttyUSB2")

@@ -13,7 +13,8 @@
 ///      AT+CGMI, AT+CGMM (else ATI) ── both fail ──► ModemProbeError.modemError
 ///      dialect = ModemDialect.identify(manufacturer, model)
 ///      AT+CGMR                               firmware
-///      IMEI (dialect form, Luhn-checked), AT+CIMI, ICCID (dialect command)
+///      IMEI (dialect form, Luhn-checked) ──► options.onIdentified ── .stop ──► partial report
+///      AT+CIMI, ICCID (dialect command)
 ///      AT+CPIN?, AT+CFUN?
 ///      AT+CEREG? → raise to 5 (4, 2) → AT+CEREG? → restore   stat, TAC, CI, AcT, cause, PSM
 ///      AT+CSQ, AT+CESQ                       dBm

@@ -33,6 +33,13 @@ public struct ModemProbeOptions: Sendable {
     public var exclusive: Bool
     /// Called with every byte exchanged, for `--trace`-style logging.
     public var trace: (@Sendable (ATTraceEvent) -> Void)?
+    /// Called once per probe, on the probe's task, as soon as a valid IMEI has been read (with the
+    /// manufacturer, model and firmware read before it), before the SIM, registration, signal and
+    /// operator queries: a caller can claim and record the module about 0.4 s before the report is
+    /// complete. Its ``ModemIdentification/Decision`` says whether the probe goes on. The remaining
+    /// queries wait while it runs, so it must not block: hand anything slow (a store write) to
+    /// another task. Not called when no valid IMEI was read.
+    public var onIdentified: (@Sendable (ModemIdentification) -> ModemIdentification.Decision)?
 
     public init(
         baudRates: [Int] = ModemProbeOptions.defaultBaudRates,
@@ -43,7 +50,8 @@ public struct ModemProbeOptions: Sendable {
         rebootRecoveryBudget: Duration = .seconds(20),
         restoresRegistrationReporting: Bool = true,
         exclusive: Bool = true,
-        trace: (@Sendable (ATTraceEvent) -> Void)? = nil
+        trace: (@Sendable (ATTraceEvent) -> Void)? = nil,
+        onIdentified: (@Sendable (ModemIdentification) -> ModemIdentification.Decision)? = nil
     ) {
         self.baudRates = baudRates.isEmpty ? ModemProbeOptions.defaultBaudRates : baudRates
         self.wakeAttempts = max(1, wakeAttempts)
@@ -54,6 +62,7 @@ public struct ModemProbeOptions: Sendable {
         self.restoresRegistrationReporting = restoresRegistrationReporting
         self.exclusive = exclusive
         self.trace = trace
+        self.onIdentified = onIdentified
     }
 
     /// Options that try only `baudRate` (the operator knows the speed).

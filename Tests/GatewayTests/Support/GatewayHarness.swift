@@ -86,6 +86,18 @@ final class GatewayHarness: Sendable {
         within timeout: Duration = .seconds(10),
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ModemStateChange {
+        try await expect(path, "become \(state.rawValue)", within: timeout) { $0.state == state }
+    }
+
+    /// The next change of `path` that satisfies `predicate` (`what` names it in the failure),
+    /// after the last one this harness matched for `path`.
+    @discardableResult
+    func expect(
+        _ path: String,
+        _ what: String,
+        within timeout: Duration = .seconds(10),
+        where predicate: @escaping @Sendable (ModemStateChange) -> Bool
+    ) async throws -> ModemStateChange {
         let from = await cursors.position(of: path)
         let id = UUID()
         let log = self.log
@@ -94,12 +106,12 @@ final class GatewayHarness: Sendable {
             await log.expire(id)
         }
         defer { timer.cancel() }
-        guard let found = await log.next(id: id, from: from, where: { $0.port == path && $0.state == state }) else {
+        guard let found = await log.next(id: id, from: from, where: { $0.port == path && predicate($0) }) else {
             let history = await log.history(of: path).map {
-                "\($0.state.rawValue)\($0.failure.map { " (\($0))" } ?? "")"
+                "\($0.state.rawValue)\($0.imei.map { " [\($0)]" } ?? "")\($0.failure.map { " (\($0))" } ?? "")"
             }
             throw Timeout(
-                description: "\(path) did not become \(state.rawValue) within \(timeout); its history: "
+                description: "\(path) did not \(what) within \(timeout); its history: "
                     + history.joined(separator: " → ")
             )
         }
