@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // Already resolved for AsyncHTTPClient; declared because Ingest checks TLS keys with it.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -94,12 +96,14 @@ let package = Package(
             path: "tools/cloud-emulator/Sources"
         ),
 
-        // Layer 3: the QR ingest HTTP API (Hummingbird), run by nbgwd or `nbgw ingest serve`.
+        // Layer 3: the QR ingest HTTP API (Hummingbird, HTTPS through NIOSSL), run by nbgwd or `nbgw ingest serve`.
         .target(
             name: "Ingest",
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -184,6 +188,8 @@ let package = Package(
 
         // Test support shared by the suites: a Clock that moves only when a test says so.
         .target(name: "TestClocks", path: "Tests/Support/TestClocks"),
+        // Throwaway self-signed certificates and keys made with /usr/bin/openssl, for the TLS tests.
+        .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
@@ -208,10 +214,12 @@ let package = Package(
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity", "TestCertificates",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "nbgw-udev-testbed"]),
@@ -227,8 +235,12 @@ let package = Package(
             name: "DaemonTests",
             dependencies: [
                 "Daemon", "Gateway", "Discovery", "Registry", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
+                "TestCertificates",
             ]
         ),
-        .testTarget(name: "nbgwTests", dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity"]),
+        .testTarget(
+            name: "nbgwTests",
+            dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+        ),
     ]
 )

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 # libsqlite3-dev: GRDB and CSQLite link the system SQLite. sqlite3 and time: the benchmarks (baseline,
 # peak RSS) and inspecting stores. libudev-dev: the daemon's port discovery (enumeration, hot-plug).
 # umockdev + libumockdev-dev: fake udev devices in the discovery tests. wrk: the ingest benchmark.
-packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk)
+# openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
+packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -175,20 +175,24 @@ public struct Daemon: Sendable {
             )
         }
         if configuration.ingest.enabled {
-            services.append(
-                (
-                    "ingest",
-                    IngestService.buildApplication(
-                        configuration: configuration.ingest.ingestConfiguration,
-                        registry: registry,
-                        cloud: cloud,
-                        logger: logger
-                    ) { host, port in
-                        let address = ListenAddress(host: host, port: port)
-                        await readiness.markReady("ingest", detail: "ingest on http://\(address)")
-                    }
+            let application: any Service
+            do {
+                application = try IngestService.buildApplication(
+                    configuration: configuration.ingest.ingestConfiguration,
+                    registry: registry,
+                    cloud: cloud,
+                    logger: logger
+                ) { host, port in
+                    let address = ListenAddress(host: host, port: port)
+                    await readiness.markReady("ingest", detail: "ingest on http://\(address)")
+                }
+            } catch {
+                return .startFailed(
+                    message: "the ingest API's TLS server cannot be set up: \(error)",
+                    exitCode: DaemonOutcome.serviceUnavailableExitCode
                 )
-            )
+            }
+            services.append(("ingest", application))
         }
         if let httpCloud {
             let drainer = OutboxDrainer(cloud: httpCloud)

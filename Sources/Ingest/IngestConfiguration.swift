@@ -14,8 +14,9 @@ public struct IngestConfiguration: Sendable {
         }
     }
 
-    /// The address to listen on. Loopback by default: the service speaks plain HTTP, so expose it
-    /// only behind a TLS-terminating proxy (docs/ingest.md).
+    /// The address to listen on. Loopback by default: without ``tls`` the service speaks plain
+    /// HTTP, so a non-loopback address needs TLS here or a TLS-terminating proxy in front
+    /// (docs/ingest.md).
     public var host: String
     /// The TCP port; 0 picks a free one (tests).
     public var port: Int
@@ -39,6 +40,9 @@ public struct IngestConfiguration: Sendable {
     /// few megabytes in that time, and a PASSIVE checkpoint of it takes a few milliseconds off the
     /// request path; longer only makes the log (and a reader's look-ups in it) bigger.
     public var walCheckpointInterval: Duration?
+    /// The certificate and key to serve HTTPS with (``IngestTLS/load(certificate:key:)``); nil
+    /// serves plain HTTP.
+    public var tls: IngestTLS?
 
     public init(
         host: String = "127.0.0.1",
@@ -49,7 +53,8 @@ public struct IngestConfiguration: Sendable {
         serverName: String? = nil,
         wallClock: any WallClock = SystemWallClock(),
         rateLimitClock: @escaping @Sendable () -> Duration = IngestConfiguration.uptime,
-        walCheckpointInterval: Duration? = .milliseconds(100)
+        walCheckpointInterval: Duration? = .milliseconds(100),
+        tls: IngestTLS? = nil
     ) {
         self.host = host
         self.port = port
@@ -60,6 +65,7 @@ public struct IngestConfiguration: Sendable {
         self.wallClock = wallClock
         self.rateLimitClock = rateLimitClock
         self.walCheckpointInterval = walCheckpointInterval
+        self.tls = tls
     }
 
     private static let started = ContinuousClock.now
@@ -73,4 +79,7 @@ public struct IngestConfiguration: Sendable {
     public var isLoopback: Bool {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
+
+    /// `https` with ``tls``, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
 }

@@ -1,5 +1,7 @@
 import Cloud
+import Foundation
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import Pairing
 import Provisioning
@@ -44,27 +46,42 @@ public enum IngestService {
         return (route.method, segments.map { $0.hasPrefix("{") ? "" : $0 })
     }
 
-    /// Builds the application: routes, authentication, rate limit and error bodies.
+    /// Builds the application: routes, authentication, rate limit and error bodies; HTTPS when
+    /// ``IngestConfiguration/tls`` is set (TLS 1.2 or newer), else plain HTTP.
     ///
     /// - Parameters:
     ///   - onServerRunning: called with the bound host and port once the server listens (port 0
     ///     in the configuration picks a free one).
+    /// - Throws: when the TLS server cannot be set up. ``IngestTLS/load(certificate:key:)`` has
+    ///   already checked the certificate and key, so in practice it does not throw.
     public static func buildApplication(
         configuration: IngestConfiguration,
         registry: Registry,
         cloud: any CloudService,
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
-    ) -> some ApplicationProtocol {
-        Application(
+    ) throws -> some ApplicationProtocol {
+        var metadata: Logger.Metadata = ["host": "\(configuration.host)", "scheme": "\(configuration.scheme)"]
+        if let tls = configuration.tls {
+            // The paths and the expiry only: the key itself is never logged.
+            metadata["tls.certificate"] = "\(tls.certificatePath)"
+            metadata["tls.key"] = "\(tls.keyPath)"
+            metadata["tls.notValidAfter"] = "\(tls.notValidAfter.formatted(.iso8601))"
+        }
+        let listening = metadata
+        return Application(
             responder: buildResponder(configuration: configuration, registry: registry, cloud: cloud, logger: logger),
+            server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: $0.serverConfiguration) }
+                ?? .http1(),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: configuration.serverName
             ),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
-                logger.notice("ingest API listening", metadata: ["host": "\(configuration.host)", "port": "\(port)"])
+                var metadata = listening
+                metadata["port"] = "\(port)"
+                logger.notice("ingest API listening", metadata: metadata)
                 await onServerRunning(configuration.host, port)
             },
             logger: logger

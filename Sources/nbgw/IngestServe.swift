@@ -79,7 +79,7 @@ struct IngestServe: AsyncParsableCommand {
             let registry = try store.openRegistry()
             let json = store.json
             try await store.withCloud(registry) { cloud in
-                let app = IngestService.buildApplication(
+                let app = try IngestService.buildApplication(
                     configuration: configuration,
                     registry: registry,
                     cloud: cloud,

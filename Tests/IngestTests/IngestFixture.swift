@@ -85,7 +85,7 @@ final class IngestFixture: Sendable {
     ) async throws -> T {
         var logger = Logger(label: "ingest-tests")
         logger.logLevel = .warning
-        let app = IngestService.buildApplication(
+        let app = try IngestService.buildApplication(
             configuration: configuration ?? self.configuration(),
             registry: registry,
             cloud: cloud,

@@ -1,0 +1,242 @@
+import Foundation
+import NIOSSL
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The ingest API's TLS identity (issue 7: "TLS via config when exposed"): a certificate chain and
+/// its private key, read from PEM files and checked when the service starts, so a wrong path, a
+/// wrong file, a key for another certificate or a key other users can read stops `nbgw ingest
+/// serve` and `nbgwd` at once instead of failing every handshake later.
+///
+/// ```swift
+/// var configuration = IngestConfiguration(host: "0.0.0.0", port: 8443)
+/// configuration.tls = try IngestTLS.load(certificate: "/etc/nbgw/ingest.crt", key: "/etc/nbgw/ingest.key")
+/// ```
+///
+/// The key material stays inside: `description` and the mirror show the paths only, so logging or
+/// dumping the value never prints the key.
+public struct IngestTLS: Sendable {
+    /// The oldest protocol version the server accepts. Why 1.2: TLS 1.0 and 1.1 are deprecated
+    /// (RFC 8996), and every HTTP stack a scanner or phone app uses today speaks 1.2 or 1.3.
+    public static let minimumVersion: TLSVersion = .tlsv12
+
+    /// The largest PEM file read. Why 1 MiB: a chain of a dozen certificates is about 20 KiB; a
+    /// bigger file is the wrong file.
+    static let maximumFileBytes = 1 << 20
+
+    /// The certificate chain file, as configured.
+    public let certificatePath: String
+    /// The private key file, as configured.
+    public let keyPath: String
+    /// When the first (leaf) certificate of the chain expires.
+    public let notValidAfter: Date
+    /// The chain, leaf first, as in the file.
+    let certificateChain: [NIOSSLCertificate]
+    let privateKey: NIOSSLPrivateKey
+
+    /// Reads and checks the certificate chain and the private key.
+    ///
+    /// - Parameters:
+    ///   - certificatePath: a PEM file with the certificate chain, leaf first.
+    ///   - keyPath: a PEM file with the leaf's private key, unencrypted, not readable by other
+    ///     users (mode 600, or 640 with the group of the user running nbgw).
+    /// - Throws: ``IngestTLSError`` naming the file: missing or unreadable, not PEM, no
+    ///   certificate, no or an encrypted private key, a key readable by other users, or a key that
+    ///   does not match the certificate.
+    public static func load(
+        certificate certificatePath: String,
+        key keyPath: String
+    ) throws(IngestTLSError)
+        -> IngestTLS
+    {
+        let (certificateBytes, _) = try readFile(certificatePath, .certificate)
+        let (keyBytes, keyMode) = try readFile(keyPath, .key)
+        // Contents before permissions: two swapped files are named as swapped, not as a
+        // certificate "key" that others can read.
+        let chain = try parseCertificates(certificateBytes, path: certificatePath)
+        let key = try parsePrivateKey(keyBytes, path: keyPath)
+        // Why "others" only: the systemd unit runs nbgwd as user nbgw, so root:nbgw 0640 is the
+        // usual way to let it read a key root owns; every user on the machine is never right.
+        if keyMode & 0o004 != 0 {
+            throw IngestTLSError(
+                file: .key,
+                path: keyPath,
+                message: "TLS private key \(keyPath) is readable by every user on this machine (mode "
+                    + "\(String(keyMode & 0o777, radix: 8))): chmod 600 \(keyPath)"
+            )
+        }
+        let tls = IngestTLS(
+            certificatePath: certificatePath,
+            keyPath: keyPath,
+            notValidAfter: Date(timeIntervalSince1970: TimeInterval(chain[0].notValidAfter)),
+            certificateChain: chain,
+            privateKey: key
+        )
+        // What the server does when it starts listening, done now: BoringSSL refuses a private key
+        // whose public half is not the leaf certificate's.
+        do {
+            _ = try NIOSSLContext(configuration: tls.serverConfiguration)
+        } catch {
+            throw IngestTLSError(
+                file: .key,
+                path: keyPath,
+                message: "TLS private key \(keyPath) does not match the certificate \(certificatePath) (the first "
+                    + "certificate in the file must be the one issued for this key): configure the key the certificate "
+                    + "was made with, or make a new pair (docs/ingest.md, \"TLS\")"
+            )
+        }
+        return tls
+    }
+
+    /// The server side's configuration: this chain and key, TLS 1.2 or newer, no client certificates.
+    public var serverConfiguration: TLSConfiguration {
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificateChain.map { .certificate($0) },
+            privateKey: .privateKey(privateKey)
+        )
+        configuration.minimumTLSVersion = Self.minimumVersion
+        return configuration
+    }
+
+    private static func noun(_ file: IngestTLSError.File) -> String {
+        file == .certificate ? "TLS certificate" : "TLS private key"
+    }
+
+    /// The file's bytes and its mode (of the file read, not of a path that may change meanwhile).
+    private static func readFile(
+        _ path: String,
+        _ file: IngestTLSError.File
+    ) throws(IngestTLSError) -> (
+        bytes: [UInt8], mode: mode_t
+    ) {
+        func failure(_ message: String) -> IngestTLSError {
+            IngestTLSError(file: file, path: path, message: "\(noun(file)) \(path) \(message)")
+        }
+        // O_NONBLOCK: a FIFO configured by mistake must not hang the start; regular files ignore it.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR:
+                throw failure("does not exist: check the path, or make a certificate and key (docs/ingest.md, \"TLS\")")
+            case EACCES:
+                throw failure(
+                    "cannot be read (permission denied): give the user running nbgw read access (for the key: "
+                        + "chmod 600 and that user as owner, or chmod 640 and its group)"
+                )
+            default:
+                throw failure("cannot be opened: \(String(cString: strerror(code)))")
+            }
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw failure("cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw failure("is not a regular file: give the path of a PEM file")
+        }
+        guard Int(info.st_size) <= maximumFileBytes else {
+            throw failure("is larger than 1 MiB, so it is not a PEM \(file == .key ? "key" : "certificate chain")")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw failure("cannot be read: \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            filled += count
+        }
+        return (Array(bytes[..<filled]), info.st_mode)
+    }
+
+    private static func parseCertificates(_ bytes: [UInt8], path: String) throws(IngestTLSError) -> [NIOSSLCertificate]
+    {
+        func failure(_ message: String) -> IngestTLSError {
+            IngestTLSError(file: .certificate, path: path, message: "TLS certificate \(path) \(message)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.contains("-----BEGIN CERTIFICATE-----") || text.contains("-----BEGIN TRUSTED CERTIFICATE-----")
+        else {
+            let hint: String
+            if text.contains("PRIVATE KEY-----") {
+                hint = " (it holds a private key: are the certificate and the key swapped?)"
+            } else if bytes.first == 0x30 {
+                // A DER SEQUENCE: the right certificate in the wrong encoding.
+                hint = " (it looks like DER: convert it with openssl x509 -inform der -in \(path) -out CERT.pem)"
+            } else {
+                hint = ""
+            }
+            throw failure(
+                "is not a PEM certificate (no -----BEGIN CERTIFICATE----- line)\(hint): give the certificate chain "
+                    + "in PEM, the server's certificate first"
+            )
+        }
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMBytes(bytes)
+        } catch {
+            throw failure(
+                "has a certificate block that cannot be parsed (damaged or not X.509): replace it with the PEM file "
+                    + "the certificate authority (or openssl) produced"
+            )
+        }
+        guard !chain.isEmpty else {
+            throw failure("holds no certificate: give the certificate chain in PEM, the server's certificate first")
+        }
+        return chain
+    }
+
+    private static func parsePrivateKey(_ bytes: [UInt8], path: String) throws(IngestTLSError) -> NIOSSLPrivateKey {
+        func failure(_ message: String) -> IngestTLSError {
+            IngestTLSError(file: .key, path: path, message: "TLS private key \(path) \(message)")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.contains("PRIVATE KEY-----") else {
+            let hint =
+                text.contains("-----BEGIN CERTIFICATE-----")
+                ? " (it holds a certificate: are the certificate and the key swapped?)" : ""
+            throw failure(
+                "is not a PEM private key (no -----BEGIN PRIVATE KEY----- line)\(hint): give the certificate's "
+                    + "private key in PEM"
+            )
+        }
+        // Checked before parsing: without a passphrase BoringSSL only says it failed.
+        if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED") {
+            throw failure(
+                "is encrypted, and nbgw cannot ask for a passphrase at start: write it unencrypted "
+                    + "(openssl pkey -in \(path) -out NEW.key), chmod 600 NEW.key and configure that file"
+            )
+        }
+        do {
+            return try NIOSSLPrivateKey(bytes: bytes, format: .pem)
+        } catch {
+            throw failure(
+                "cannot be parsed (damaged, or not an RSA, EC or Ed25519 key): replace it with the key file "
+                    + "openssl produced"
+            )
+        }
+    }
+}
+
+extension IngestTLS: CustomStringConvertible, CustomReflectable {
+    /// The paths only, never key material.
+    public var description: String {
+        "TLS certificate \(certificatePath), key \(keyPath)"
+    }
+
+    /// The paths and the expiry only, so `dump` and debug output never show the key.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["certificatePath": certificatePath, "keyPath": keyPath, "notValidAfter": notValidAfter]
+        )
+    }
+}
