@@ -18,8 +18,9 @@ struct IngestServe: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the ingest API in the foreground until SIGINT or SIGTERM.",
         discussion: """
-            Plain HTTP on loopback by default. To expose it, put a TLS-terminating proxy in front; \
-            binding a non-loopback address needs --insecure-expose.
+            Plain HTTP on loopback by default. To expose it, serve HTTPS with --tls-certificate and \
+            --tls-key (PEM files, TLS 1.2 or newer; the key must not be readable by other users); \
+            a non-loopback address without them needs --insecure-expose (a TLS-terminating proxy in front).
             """
     )
 
@@ -43,6 +44,24 @@ struct IngestServe: AsyncParsableCommand {
     @Option(help: "Activation timeout of a bind in seconds.")
     var timeout: Double = 10
 
+    @Option(
+        name: .customLong("tls-certificate"),
+        help: ArgumentHelp(
+            "Serve HTTPS with this certificate chain (PEM, server's first); needs --tls-key.",
+            valueName: "path"
+        )
+    )
+    var tlsCertificate: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp(
+            "The certificate's private key (PEM, unencrypted, mode 600); needs --tls-certificate.",
+            valueName: "path"
+        )
+    )
+    var tlsKey: String?
+
     @Flag(name: .customLong("insecure-expose"), help: "Allow a non-loopback address without TLS.")
     var insecureExpose = false
 
@@ -55,11 +74,17 @@ struct IngestServe: AsyncParsableCommand {
         guard (256...1_048_576).contains(maxBody) else { throw ValidationError("--max-body must be 256 to 1048576") }
         guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError(
+                "\(tlsCertificate == nil ? "--tls-key needs --tls-certificate" : "--tls-certificate needs --tls-key"): "
+                    + "pass both PEM files to serve HTTPS, or neither for plain HTTP"
+            )
+        }
     }
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let configuration = IngestConfiguration(
+            var configuration = IngestConfiguration(
                 host: host,
                 port: port,
                 maxBodyBytes: maxBody,
@@ -67,11 +92,20 @@ struct IngestServe: AsyncParsableCommand {
                     ? .init(requestsPerSecond: rateLimit, burst: burst ?? max(1, Int(rateLimit * 2))) : nil,
                 bindTimeout: .milliseconds(Int64(timeout * 1000))
             )
-            guard configuration.isLoopback || insecureExpose else {
+            // Before anything else: a wrong certificate or key stops the command at once.
+            if let tlsCertificate, let tlsKey {
+                do throws(IngestTLSError) {
+                    configuration.tls = try IngestTLS.load(certificate: tlsCertificate, key: tlsKey)
+                } catch {
+                    throw NBGWError(.invalidArgument, error.message)
+                }
+            }
+            guard configuration.isLoopback || configuration.tls != nil || insecureExpose else {
                 throw NBGWError(
                     .invalidArgument,
-                    "\(host) is not a loopback address and the ingest API speaks plain HTTP: put a TLS proxy in "
-                        + "front and pass --insecure-expose, or listen on 127.0.0.1"
+                    "\(host) is not a loopback address and the ingest API would speak plain HTTP: serve HTTPS with "
+                        + "--tls-certificate and --tls-key, or put a TLS proxy in front and pass --insecure-expose, "
+                        + "or listen on 127.0.0.1"
                 )
             }
             var logger = Logger(label: "nbgw.ingest")
@@ -79,6 +113,7 @@ struct IngestServe: AsyncParsableCommand {
             let registry = try store.openRegistry()
             let json = store.json
             try await store.withCloud(registry) { cloud in
+                let scheme = configuration.scheme
                 let app = try IngestService.buildApplication(
                     configuration: configuration,
                     registry: registry,
@@ -86,9 +121,9 @@ struct IngestServe: AsyncParsableCommand {
                     logger: logger
                 ) { host, port in
                     if json {
-                        Output.json(["status": "listening", "host": host, "port": String(port)])
+                        Output.json(["status": "listening", "scheme": scheme, "host": host, "port": String(port)])
                     } else {
-                        Output.line("listening on http://\(host):\(port) (Ctrl-C to stop)")
+                        Output.line("listening on \(scheme)://\(host):\(port) (Ctrl-C to stop)")
                     }
                 }
                 try await app.runService()

@@ -1,4 +1,5 @@
 import Foundation
+import TestCertificates
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -100,12 +101,112 @@ struct IngestCLITests {
         #expect(stopped == 0, "ingest serve did not exit 0 within 10 s of SIGTERM: \(String(describing: stopped))")
     }
 
-    @Test("ingest serve refuses a non-loopback address without --insecure-expose")
+    @Test("ingest serve refuses a non-loopback address without TLS or --insecure-expose")
     func refusesExposure() throws {
         let cli = try CLI()
         let result = try cli.run("ingest", "serve", "--host", "0.0.0.0", "--port", "0", "--json")
         #expect(result.status == 40)
         #expect(result.errorCode == "INVALID_ARGUMENT")
+        #expect(result.stdout.contains("--tls-certificate"))
+    }
+
+    @Test("ingest serve on 0.0.0.0 with --tls-certificate and --tls-key needs no --insecure-expose and serves HTTPS")
+    func servesHTTPSWhenExposed() async throws {
+        let cli = try CLI()
+        let certificate = try SelfSignedCertificate()
+        let (deviceID, label) = try cli.seed()
+        let key = try #require(try cli.run("apikeys", "create", "--name", "scanner-1", "--json").json["key"] as? String)
+
+        let server = try ServerProcess(
+            cli: cli,
+            arguments: [
+                "ingest", "serve", "--host", "0.0.0.0", "--port", "0", "--tls-certificate", certificate.certificatePath,
+                "--tls-key", certificate.keyPath, "--json",
+            ]
+        )
+        defer { server.kill() }
+        let listening = try #require(
+            server.waitForJSONLine(within: .seconds(30)),
+            "no listening line: \(server.output)"
+        )
+        #expect(listening["status"] as? String == "listening")
+        #expect(listening["scheme"] as? String == "https")
+        #expect(listening["host"] as? String == "0.0.0.0")
+        let port = try #require((listening["port"] as? String).flatMap(Int.init))
+
+        let bound = try Curl.request(
+            "https://127.0.0.1:\(port)/v1/bindings",
+            method: "POST",
+            trusting: certificate.certificatePath,
+            headers: ["Authorization": "Bearer \(key)"],
+            body: #"{"qr":"\#(label)","account":"alice","home":"alice-home"}"#
+        )
+        #expect(bound.status == 201, "\(bound)")
+        #expect(bound.body.contains(deviceID))
+
+        let plain = try Curl.request(
+            "http://127.0.0.1:\(port)/v1/noop",
+            method: "POST",
+            trusting: nil,
+            headers: ["Authorization": "Bearer \(key)"],
+            body: "{}"
+        )
+        #expect(plain.exitStatus != 0, "plain HTTP to the TLS port was answered: \(plain)")
+        #expect(plain.status == 0)
+
+        let stopped = server.terminate(within: .seconds(10))
+        #expect(stopped == 0, "ingest serve did not exit 0 within 10 s of SIGTERM: \(String(describing: stopped))")
+    }
+
+    @Test("ingest serve stops at once on a bad TLS file, naming it: missing, world-readable, garbage, mismatched")
+    func refusesBadTLSFiles() throws {
+        let cli = try CLI()
+        let certificate = try SelfSignedCertificate()
+        let other = try SelfSignedCertificate()
+        let garbage = try certificate.write("garbage.pem", "not a certificate\n")
+        let readable = try certificate.write(
+            "readable.key",
+            try String(contentsOfFile: certificate.keyPath, encoding: .utf8),
+            mode: 0o644
+        )
+        let cases: [(certificate: String, key: String, expected: String)] = [
+            (certificate.directory + "/absent.crt", certificate.keyPath, "absent.crt does not exist"),
+            (certificate.certificatePath, readable, "chmod 600 \(readable)"),
+            (garbage, certificate.keyPath, "\(garbage) is not a PEM certificate"),
+            (certificate.certificatePath, other.keyPath, "does not match the certificate"),
+        ]
+        for (certificatePath, keyPath, expected) in cases {
+            let result = try cli.run(
+                "ingest",
+                "serve",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "0",
+                "--tls-certificate",
+                certificatePath,
+                "--tls-key",
+                keyPath,
+                "--json"
+            )
+            #expect(result.status == 40, "\(expected): \(result.stdout) \(result.stderr)")
+            #expect(result.errorCode == "INVALID_ARGUMENT")
+            let message = (result.json["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains(expected), "\(message)")
+            #expect(!result.stdout.contains("listening"))
+        }
+    }
+
+    @Test("--tls-certificate without --tls-key (or the reverse) is a usage error")
+    func tlsFlagsGoTogether() throws {
+        let cli = try CLI()
+        let certificate = try SelfSignedCertificate()
+        let alone = try cli.run("ingest", "serve", "--port", "0", "--tls-certificate", certificate.certificatePath)
+        #expect(alone.status == 64)
+        #expect(alone.stderr.contains("--tls-certificate needs --tls-key"), "\(alone.stderr)")
+        let keyAlone = try cli.run("ingest", "serve", "--port", "0", "--tls-key", certificate.keyPath)
+        #expect(keyAlone.status == 64)
+        #expect(keyAlone.stderr.contains("--tls-key needs --tls-certificate"), "\(keyAlone.stderr)")
     }
 }
 
