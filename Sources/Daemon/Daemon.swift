@@ -65,6 +65,16 @@ public struct Daemon: Sendable {
                 "discovery.udev": "\(configuration.discovery.udev)", "ports": "\(configuration.ports.count)",
             ]
         )
+        // The TLS files first: a wrong certificate or key stops the start before anything is opened.
+        var ingest = configuration.ingest.ingestConfiguration
+        if configuration.ingest.enabled {
+            do {
+                ingest.tls = try configuration.ingest.loadTLS()
+            } catch {
+                let problem = DaemonConfigurationError(file: nil, key: error.configurationKey, error.message)
+                return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+            }
+        }
         let registry: Registry
         do {
             registry = try Registry(path: path)
@@ -109,6 +119,7 @@ public struct Daemon: Sendable {
         )
         let outcome = await runServices(
             gateway: gateway,
+            ingest: ingest,
             registry: registry,
             cloud: cloud,
             httpCloud: httpCloud,
@@ -131,6 +142,7 @@ public struct Daemon: Sendable {
 
     private func runServices(
         gateway: Gateway,
+        ingest: IngestConfiguration,
         registry: Registry,
         cloud: any CloudService,
         httpCloud: HTTPCloud?,
@@ -178,13 +190,13 @@ public struct Daemon: Sendable {
             let application: any Service
             do {
                 application = try IngestService.buildApplication(
-                    configuration: configuration.ingest.ingestConfiguration,
+                    configuration: ingest,
                     registry: registry,
                     cloud: cloud,
                     logger: logger
                 ) { host, port in
                     let address = ListenAddress(host: host, port: port)
-                    await readiness.markReady("ingest", detail: "ingest on http://\(address)")
+                    await readiness.markReady("ingest", detail: "ingest on \(ingest.scheme)://\(address)")
                 }
             } catch {
                 return .startFailed(

@@ -53,7 +53,8 @@ extension DaemonConfiguration.Modem {
 }
 
 extension DaemonConfiguration.Ingest {
-    /// The ingest service's configuration (docs/ingest.md).
+    /// The ingest service's configuration (docs/ingest.md), without TLS: ``loadTLS()`` reads the
+    /// files into ``IngestConfiguration/tls``.
     public var ingestConfiguration: IngestConfiguration {
         IngestConfiguration(
             host: listen.host,
@@ -64,5 +65,12 @@ extension DaemonConfiguration.Ingest {
             bindTimeout: bindTimeout,
             serverName: "nbgwd"
         )
+    }
+
+    /// Reads and checks `tls_certificate` and `tls_key` (``IngestTLS/load(certificate:key:)``);
+    /// nil when they are not both set.
+    public func loadTLS() throws(IngestTLSError) -> IngestTLS? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        return try IngestTLS.load(certificate: tlsCertificate, key: tlsKey)
     }
 }

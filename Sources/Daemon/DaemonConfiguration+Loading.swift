@@ -89,7 +89,7 @@ extension DaemonConfiguration {
     }
 
     /// Checks what only the merged configuration can tell: the cloud's URL and credentials, an
-    /// exposed ingest listener.
+    /// exposed ingest listener, the ingest API's TLS certificate and key files.
     func validate(file: String?, environment: [String: String]) throws(DaemonConfigurationError) {
         var problems: [DaemonConfigurationError.Problem] = []
         let locator = file.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }.map(TOMLKeyLocator.init)
@@ -101,12 +101,15 @@ extension DaemonConfiguration {
         } catch {
             report("cloud", error.message)
         }
-        if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose {
-            report(
-                "ingest.listen",
-                "\(ingest.listen) is not a loopback address and the ingest API speaks plain HTTP: listen on "
-                    + "127.0.0.1 behind a TLS proxy, or set insecure_expose = true"
-            )
+        if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose, !ingest.servesTLS {
+            report("ingest.listen", Self.exposureProblem(ingest.listen))
+        }
+        // The files are read now, so --check-config and a start both stop on a wrong certificate
+        // or key instead of every handshake failing later.
+        do {
+            _ = try ingest.loadTLS()
+        } catch {
+            report(error.configurationKey, error.message)
         }
         if metrics.enabled, ingest.enabled, metrics.listen == ingest.listen, metrics.listen.port != 0 {
             report("ingest.listen", "\(ingest.listen) is also metrics.listen: give each its own port")

@@ -92,6 +92,8 @@ extension DaemonConfiguration {
         lines.append("max_body = \(ingest.maxBodyBytes)")
         lines.append("bind_timeout = \(seconds(ingest.bindTimeout))")
         lines.append("insecure_expose = \(ingest.insecureExpose)")
+        if let certificate = ingest.tlsCertificate { lines.append("tls_certificate = \(quoted(certificate))") }
+        if let key = ingest.tlsKey { lines.append("tls_key = \(quoted(key))") }
         lines.append("")
         lines.append("[shutdown]")
         lines.append("grace_period = \(seconds(shutdown.gracePeriod))")

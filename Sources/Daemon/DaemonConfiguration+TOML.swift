@@ -363,21 +363,42 @@ extension DaemonConfiguration {
             ingest.bindTimeout = timeout
         }
         ingest.insecureExpose = reader.bool(table, "insecure_expose", at: "ingest") ?? false
-        for key in ["tls_certificate", "tls_key"] where table[key] != nil {
+        let examples = ["tls_certificate": "\"/etc/nbgw/ingest.crt\"", "tls_key": "\"/etc/nbgw/ingest.key\""]
+        for key in ["tls_certificate", "tls_key"] {
+            guard let path = reader.string(table, key, at: "ingest", example: examples[key] ?? "") else { continue }
+            guard path.hasPrefix("/") else {
+                reader.report(
+                    "ingest.\(key)",
+                    "\(path.escapedForDisplay()) is not an absolute path (the daemon's working directory is /): write "
+                        + "\(key) = \(examples[key] ?? "")"
+                )
+                continue
+            }
+            if key == "tls_key" { ingest.tlsKey = path } else { ingest.tlsCertificate = path }
+        }
+        // Why both or neither: a certificate without its key (or the reverse) cannot serve HTTPS, and
+        // falling back to plain HTTP would expose what the operator meant to protect.
+        if (table["tls_certificate"] == nil) != (table["tls_key"] == nil) {
+            let (present, missing) =
+                table["tls_key"] == nil ? ("tls_certificate", "tls_key") : ("tls_key", "tls_certificate")
             reader.report(
-                "ingest.\(key)",
-                "TLS in the daemon is not supported yet: remove \(key) and put a TLS-terminating proxy in front "
-                    + "(docs/ingest.md), with insecure_expose = true if it runs on another host"
+                "ingest.\(present)",
+                "\(present) is set without \(missing): set \(missing) = \(examples[missing] ?? "") too (PEM files: the "
+                    + "certificate chain and its private key), or remove \(present) to serve plain HTTP"
             )
         }
-        if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose {
-            reader.report(
-                "ingest.listen",
-                "\(ingest.listen) is not a loopback address and the ingest API speaks plain HTTP: listen on "
-                    + "127.0.0.1 behind a TLS proxy, or set insecure_expose = true"
-            )
+        let tlsRequested = table["tls_certificate"] != nil || table["tls_key"] != nil
+        if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose, !tlsRequested {
+            reader.report("ingest.listen", exposureProblem(ingest.listen))
         }
         return ingest
+    }
+
+    /// Why a non-loopback `listen` is refused, and the three ways out.
+    static func exposureProblem(_ listen: ListenAddress) -> String {
+        "\(listen) is not a loopback address and the ingest API would speak plain HTTP: set tls_certificate and "
+            + "tls_key to serve HTTPS (docs/ingest.md, \"TLS\"), listen on 127.0.0.1 behind a TLS proxy, or set "
+            + "insecure_expose = true"
     }
 
     private static func readAddress(

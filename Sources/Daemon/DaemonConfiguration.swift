@@ -106,7 +106,7 @@ extension DaemonConfiguration {
     /// `[ingest]` (issue 7's HTTP API, run inside the daemon when enabled).
     public struct Ingest: Sendable, Equatable {
         public var enabled: Bool
-        /// Loopback by default: the API speaks plain HTTP (put a TLS proxy in front to expose it).
+        /// Loopback by default: without ``tlsCertificate`` and ``tlsKey`` the API speaks plain HTTP.
         public var listen: ListenAddress
         /// Requests per second per API key; 0 disables the limit.
         public var rateLimit: Double
@@ -119,6 +119,11 @@ extension DaemonConfiguration {
         public var bindTimeout: Duration
         /// Allow a non-loopback `listen` without TLS (behind a TLS-terminating proxy on another host).
         public var insecureExpose: Bool
+        /// The certificate chain (PEM, absolute path) to serve HTTPS with; set together with
+        /// ``tlsKey``. With both, a non-loopback `listen` needs no ``insecureExpose``.
+        public var tlsCertificate: String?
+        /// The certificate's private key (PEM, unencrypted, absolute path, not readable by other users).
+        public var tlsKey: String?
 
         public init(
             enabled: Bool = false,
@@ -127,7 +132,9 @@ extension DaemonConfiguration {
             burst: Int? = nil,
             maxBodyBytes: Int = 16 * 1024,
             bindTimeout: Duration = .seconds(10),
-            insecureExpose: Bool = false
+            insecureExpose: Bool = false,
+            tlsCertificate: String? = nil,
+            tlsKey: String? = nil
         ) {
             self.enabled = enabled
             self.listen = listen
@@ -136,7 +143,12 @@ extension DaemonConfiguration {
             self.maxBodyBytes = maxBodyBytes
             self.bindTimeout = bindTimeout
             self.insecureExpose = insecureExpose
+            self.tlsCertificate = tlsCertificate
+            self.tlsKey = tlsKey
         }
+
+        /// True when both TLS files are configured: the API serves HTTPS.
+        public var servesTLS: Bool { tlsCertificate != nil && tlsKey != nil }
     }
 
     /// `[shutdown]`.

@@ -1,4 +1,5 @@
 import Foundation
+import TestCertificates
 import Testing
 
 #if canImport(Glibc)
@@ -57,6 +58,38 @@ struct DaemonExitCodeTests {
             #expect(result.stderr.contains("line 2: modem.registration_timeout: expected a number of seconds"))
             #expect(result.stderr.contains("line 4: metrics.listen:"))
         }
+    }
+
+    @Test("a TLS key other users can read: --check-config and a start exit 78 naming the line, key and chmod 600")
+    func worldReadableTLSKey() async throws {
+        let certificate = try SelfSignedCertificate()
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: certificate.keyPath)
+        let directory = try TemporaryDirectory()
+        let file = directory.path("nbgwd.toml")
+        try """
+        [ingest]
+        enabled = true
+        listen = "0.0.0.0:0"
+        tls_certificate = "\(certificate.certificatePath)"
+        tls_key = "\(certificate.keyPath)"
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        let keyText = try String(contentsOfFile: certificate.keyPath, encoding: .utf8)
+        for arguments in [
+            ["--config", file, "--check-config"], ["--config", file, "--no-udev", "--port", "/dev/null"],
+        ] {
+            let result = try await Self.run(arguments)
+            #expect(result.status == 78, "\(arguments): \(result.stderr)")
+            #expect(
+                result.stderr.contains("invalid configuration in \(file): line 5: ingest.tls_key:"),
+                "\(result.stderr)"
+            )
+            #expect(result.stderr.contains("chmod 600 \(certificate.keyPath)"))
+            #expect(!result.stderr.contains(keyText.split(separator: "\n")[1]), "key material in the message")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: certificate.keyPath)
+        let fixed = try await Self.run(["--config", file, "--check-config"])
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(fixed.stdout.contains("tls_key = \"\(certificate.keyPath)\""))
     }
 
     @Test("--check-config prints the effective configuration: file, environment and flags merged")

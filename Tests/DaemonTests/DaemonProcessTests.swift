@@ -1,5 +1,6 @@
 import Foundation
 import Registry
+import TestCertificates
 import Testing
 
 #if canImport(Glibc)
@@ -240,5 +241,57 @@ extension DaemonProcessTests {
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(15)) == 0)
         simulator.stop()
+    }
+
+    @Test("[ingest] with tls_certificate and tls_key: the daemon serves HTTPS on 0.0.0.0 without insecure_expose")
+    func ingestOverTLSInsideTheDaemon() async throws {
+        let directory = try TemporaryDirectory()
+        let certificate = try SelfSignedCertificate()
+        let store = directory.path("store.sqlite")
+        let created = try Self.nbgw(["apikeys", "create", "--name", "scanner-1", "--json"], store: store)
+        let key = try #require(
+            (try JSONSerialization.jsonObject(with: Data(created.utf8)) as? [String: Any])?["key"] as? String
+        )
+        let daemon = try DaemonProcess(
+            config: DaemonProcess.config(
+                ports: ["/dev/null"],
+                store: store,
+                extra: """
+
+                    [ingest]
+                    enabled = true
+                    listen = "0.0.0.0:0"
+                    tls_certificate = "\(certificate.certificatePath)"
+                    tls_key = "\(certificate.keyPath)"
+
+                    """
+            ),
+            directory: directory
+        )
+        let ready = try await daemon.waitForReady()
+        let base = try #require(daemon.ingestBase, "no ingest address in \(ready)")
+        #expect(base.hasPrefix("https://0.0.0.0:"), "\(ready)")
+        let port = try #require(base.split(separator: ":").last.flatMap { Int($0) })
+
+        let url = "https://127.0.0.1:\(port)/v1/modems"
+        let anonymous = try Curl.request(url, trusting: certificate.certificatePath)
+        #expect(anonymous.status == 401, "\(anonymous)")
+        let listed = try Curl.request(
+            url,
+            trusting: certificate.certificatePath,
+            headers: ["Authorization": "Bearer \(key)"]
+        )
+        #expect(listed.status == 200, "\(listed)")
+        let plain = try Curl.request("http://127.0.0.1:\(port)/v1/modems", trusting: nil)
+        #expect(plain.status == 0, "plain HTTP to the TLS port was answered: \(plain)")
+        #expect(daemon.log.contains("scheme=https") || daemon.log.contains("scheme: https"), "\(daemon.log)")
+        #expect(
+            !daemon.log.contains(
+                try String(contentsOfFile: certificate.keyPath, encoding: .utf8).split(separator: "\n")[1]
+            )
+        )
+
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(15)) == 0)
     }
 }

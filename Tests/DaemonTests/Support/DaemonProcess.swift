@@ -25,7 +25,7 @@ final class DaemonProcess: @unchecked Sendable {
     let input = Pipe()
     /// The metrics address from the READY=1 status line.
     private(set) var metricsBase: String?
-    /// The ingest API's address from the READY=1 status line (when enabled).
+    /// The ingest API's base URL (`http://` or `https://`) from the READY=1 status line (when enabled).
     private(set) var ingestBase: String?
 
     struct Failure: Error, CustomStringConvertible {
@@ -119,10 +119,11 @@ final class DaemonProcess: @unchecked Sendable {
         let status = DatagramListener.assignments(message)["STATUS"] ?? ""
         func address(after marker: String) -> String? {
             guard let range = status.range(of: marker) else { return nil }
-            return "http://" + status[range.upperBound...].prefix { $0 != "/" && $0 != ";" }
+            let scheme = marker.hasSuffix("https://") ? "https://" : "http://"
+            return scheme + status[range.upperBound...].prefix { $0 != "/" && $0 != ";" }
         }
         metricsBase = address(after: "metrics on http://")
-        ingestBase = address(after: "ingest on http://")
+        ingestBase = address(after: "ingest on http://") ?? address(after: "ingest on https://")
         return message
     }
 
