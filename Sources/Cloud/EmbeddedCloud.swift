@@ -54,7 +54,7 @@ public struct EmbeddedCloud: CloudService {
     public var syncsBindings: Bool { false }
 
     public func bindDevice(_ command: BindCommand, timeout: Duration) async throws(NBGWError) -> CloudBindOutcome {
-        CloudBindOutcome(outcome: try registry.bind(command, timeout: timeout))
+        CloudBindOutcome(outcome: try await registry.bindInGroup(command, timeout: timeout).change)
     }
 
     public func unbindDevice(

@@ -38,12 +38,17 @@ extension Registry {
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
         {
-            throw NBGWError(
-                .timeout,
-                "activation did not finish within \(timeout.timeInterval) s: the store \(path) stayed locked by "
-                    + "another writer; retry, or raise --timeout"
-            )
+            throw activationTimeout(timeout)
         }
+    }
+
+    /// The error of a bind whose activation budget ran out before it got the store's write lock.
+    func activationTimeout(_ timeout: Duration) -> NBGWError {
+        NBGWError(
+            .timeout,
+            "activation did not finish within \(timeout.timeInterval) s: the store \(path) stayed locked by "
+                + "another writer; retry, or raise --timeout"
+        )
     }
 
     /// Evaluates and applies one bind inside the caller's IMMEDIATE transaction: the binding, the
@@ -232,43 +237,46 @@ extension Registry {
     /// row linked to it (one small transaction of their own: the refused one rolled back).
     func recordRejection(_ command: BindCommand, _ error: NBGWError) throws(NBGWError) {
         let now = nowMillis()
-        try write { db in
-            let imei = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT imei FROM device WHERE device_id = ?"),
-                arguments: [command.deviceID.rawValue]
-            )
-            try Registry.appendAudit(
-                db,
-                at: now,
-                event: "bind_rejected",
-                deviceID: command.deviceID.rawValue,
-                imei: imei,
-                account: command.account,
-                home: command.home,
-                source: command.source.rawValue,
-                operator: command.operator,
-                code: error.code.rawValue
-            )
-            if let origin = command.ingest {
-                let auditID = db.lastInsertedRowID
-                let tokenID = try command.token.flatMap { token in
-                    try Int64.fetchOne(
-                        db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
-                        arguments: [token]
-                    )
-                }
-                try Registry.appendIngestAudit(
-                    db,
-                    at: now,
-                    auditID: auditID,
-                    kind: .bindRejected,
-                    origin: origin,
-                    command: command,
-                    tokenID: tokenID,
-                    code: error.code.rawValue,
-                    message: error.message
+        try write { db in try Registry.appendRejection(db, command, error, now: now) }
+    }
+
+    /// Writes a refused bind's audit row (and its `ingest_audit` row) inside the caller's transaction.
+    static func appendRejection(_ db: Database, _ command: BindCommand, _ error: NBGWError, now: Int64) throws {
+        let imei = try String.fetchOne(
+            db.cachedStatement(sql: "SELECT imei FROM device WHERE device_id = ?"),
+            arguments: [command.deviceID.rawValue]
+        )
+        try Registry.appendAudit(
+            db,
+            at: now,
+            event: "bind_rejected",
+            deviceID: command.deviceID.rawValue,
+            imei: imei,
+            account: command.account,
+            home: command.home,
+            source: command.source.rawValue,
+            operator: command.operator,
+            code: error.code.rawValue
+        )
+        if let origin = command.ingest {
+            let auditID = db.lastInsertedRowID
+            let tokenID = try command.token.flatMap { token in
+                try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
+                    arguments: [token]
                 )
             }
+            try Registry.appendIngestAudit(
+                db,
+                at: now,
+                auditID: auditID,
+                kind: .bindRejected,
+                origin: origin,
+                command: command,
+                tokenID: tokenID,
+                code: error.code.rawValue,
+                message: error.message
+            )
         }
     }
 

@@ -20,6 +20,8 @@ public final class Registry: Sendable {
     /// Runs the background checkpoints once ``checkpointInBackground(every:)`` (or the
     /// `walCheckpointing` option) asked for them.
     let checkpointer: BackgroundCheckpointer
+    /// Binds waiting to be committed together (``bindInGroup(_:timeout:enqueue:)``).
+    let bindQueue = BindQueue()
 
     /// How the write-ahead log gets copied back into the database file (a checkpoint, which is
     /// where SQLite fsyncs in WAL mode with `synchronous = NORMAL`).

@@ -258,7 +258,7 @@ extension HTTPCloud {
 
     // MARK: Local change + outbox
 
-    /// Binds locally under the seed's rules (``Registry/Registry/bind(_:timeout:)``) and, in the same
+    /// Binds locally under the seed's rules (``Registry/Registry/bindInGroup(_:timeout:enqueue:)``) and, in the same
     /// transaction, queues the cloud bind; then tries to send it at once (``interactivePolicy``).
     /// The local bind stands whatever the cloud does; ``CloudBindResult/sync`` says where the cloud
     /// stands.
@@ -267,7 +267,7 @@ extension HTTPCloud {
         timeout: Duration = BindingRules.defaultActivationTimeout,
         syncNow: Bool = true
     ) async throws(NBGWError) -> CloudBindResult {
-        let synced = try registry.bind(command, timeout: timeout) { outcome in
+        let synced = try await registry.bindInGroup(command, timeout: timeout) { outcome in
             guard outcome.status == .bound else { return nil }
             let binding = outcome.binding
             return Registry.OutboxRequest(

@@ -1,0 +1,243 @@
+import DeviceIdentity
+import Dispatch
+import Foundation
+import GRDB
+import Pairing
+import Testing
+
+@testable import Registry
+
+@Suite("Registry: binds committed in groups give each caller a lone bind's result")
+struct RegistryGroupCommitTests {
+    typealias Fixture = RegistryBindingTests.Fixture
+
+    /// Another connection to the store that may keep a transaction open across accesses (another
+    /// process holding the write lock, as far as the registry can tell).
+    static func lockHolder(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    /// Runs `sql` on `queue` synchronously (never on the writer of the registry under test).
+    static func execute(_ queue: DatabaseQueue, _ sql: String) throws {
+        try queue.writeWithoutTransaction { db in try db.execute(sql: sql) }
+    }
+
+    static func command(_ deviceID: String, _ account: String, _ home: String, token: String? = nil) -> BindCommand {
+        BindCommand(deviceID: try! DeviceID(deviceID), account: account, home: home, token: token, source: .http)
+    }
+
+    /// Submits `commands` while the queue is held, waits until all are queued, then lets the first
+    /// lead them as one group; returns each caller's result in submission order.
+    static func bindAsOneGroup(
+        _ registry: Registry,
+        _ commands: [BindCommand],
+        timeout: Duration = .seconds(120)
+    ) async -> [Result<BindOutcome, NBGWError>] {
+        #expect(registry.bindQueue.hold())
+        var tasks: [Task<Result<BindOutcome, NBGWError>, Never>] = []
+        for command in commands {
+            tasks.append(
+                Task {
+                    do throws(NBGWError) {
+                        return .success(try await registry.bindInGroup(command, timeout: timeout).change)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            )
+            // In order: each task is queued before the next starts.
+            while registry.bindQueue.waitingCount < tasks.count { await Task.yield() }
+        }
+        registry.bindQueue.resumeHeld()
+        var results: [Result<BindOutcome, NBGWError>] = []
+        for task in tasks { results.append(await task.value) }
+        return results
+    }
+
+    @Test("64 concurrent binds of distinct devices commit as one group and all are stored")
+    func distinctDevicesShareOneCommit() async throws {
+        let f = try Fixture()
+        var commands: [BindCommand] = []
+        for index in 0..<64 {
+            let body = String(format: "35000000%06d", index)
+            let imei = try IMEI(body + String(Luhn.checkDigit(for: body)))
+            let device = try f.registry.registerDevice(
+                ModuleIdentity(imei: imei, productID: "meter"),
+                mint: {
+                    (try! DeviceID(String(format: "dev-group-%02d", index)), String(format: "LABELGRP%04d", index))
+                }
+            ).device
+            commands.append(Self.command(device.deviceID, "alice", "alice-home"))
+        }
+        let before = f.registry.bindQueue.totals
+        let results = await Self.bindAsOneGroup(f.registry, commands)
+        #expect(results.allSatisfy { (try? $0.get().status) == .bound })
+        let after = f.registry.bindQueue.totals
+        #expect(after.groups - before.groups == 1)
+        #expect(after.binds - before.binds == 64)
+        #expect(try f.registry.bindings(account: "alice").count == 64)
+        #expect(try f.registry.auditLog().filter { $0.event == "bind" }.count == 64)
+    }
+
+    @Test("Two owners binding one device in the same group: the first wins, the second is refused and audited")
+    func sameDeviceTwiceInOneGroup() async throws {
+        let f = try Fixture()
+        let results = await Self.bindAsOneGroup(
+            f.registry,
+            [
+                Self.command(f.meter.deviceID, "alice", "alice-home"),
+                Self.command(f.meter.deviceID, "bob", "bob-meters"),
+            ]
+        )
+        #expect((try? results[0].get().status) == .bound)
+        #expect(results[1].failureCode == .deviceAlreadyBound)
+        #expect(try f.registry.binding(deviceID: f.meter.deviceID)?.account == "alice")
+        let events = try f.registry.auditLog(deviceID: f.meter.deviceID).map { "\($0.event):\($0.code ?? "")" }
+        #expect(events.sorted() == ["bind:", "bind_rejected:DEVICE_ALREADY_BOUND", "register:"])
+    }
+
+    @Test("A refused bind in the middle of a group rolls back only itself")
+    func refusalRollsBackOnlyItself() async throws {
+        let f = try Fixture()
+        let token = try f.registry.createToken(home: "alice-home")
+        let results = await Self.bindAsOneGroup(
+            f.registry,
+            [
+                Self.command(f.meter.deviceID, "alice", "alice-home", token: token.token),
+                // The token died with the bind before: refused after its own statements ran.
+                Self.command(f.tracker.deviceID, "alice", "alice-home", token: token.token),
+                Self.command(f.tracker.deviceID, "mallory", "alice-home"),
+                Self.command(f.tracker.deviceID, "alice", "alice-home"),
+            ]
+        )
+        #expect((try? results[0].get().status) == .bound)
+        #expect(results[1].failureCode != nil)
+        #expect(results[2].failureCode == .unknownAccount)
+        #expect((try? results[3].get().status) == .bound)
+        #expect(try f.registry.bindings().count == 2)
+        #expect(try f.registry.token(token.token)?.usedByDevice == f.meter.deviceID)
+        #expect(try f.registry.auditLog().filter { $0.event == "bind_rejected" }.count == 2)
+    }
+
+    @Test("A group's result equals the lone bind's for the same sequence of commands")
+    func groupMatchesLoneBinds() async throws {
+        let grouped = try Fixture()
+        let lone = try Fixture()
+        let token = try grouped.registry.createToken(home: "alice-home")
+        let loneToken = try lone.registry.createToken(home: "alice-home")
+        func commands(_ f: Fixture, _ token: String) -> [BindCommand] {
+            [
+                Self.command(f.meter.deviceID, "alice", "alice-home", token: token),
+                Self.command(f.meter.deviceID, "alice", "alice-home"),
+                Self.command(f.meter.deviceID, "bob", "bob-meters"),
+                Self.command(f.tracker.deviceID, "bob", "bob-meters"),
+                Self.command(f.tracker.deviceID, "gus", "alice-home"),
+                Self.command(f.tracker.deviceID, "alice", "alice-home", token: token),
+                Self.command(f.tracker.deviceID, "alice", "alice-home"),
+            ]
+        }
+        let groupedResults = await Self.bindAsOneGroup(grouped.registry, commands(grouped, token.token))
+        var loneResults: [Result<BindOutcome, NBGWError>] = []
+        for command in commands(lone, loneToken.token) {
+            do throws(NBGWError) {
+                loneResults.append(.success(try lone.registry.bind(command)))
+            } catch {
+                loneResults.append(.failure(error))
+            }
+        }
+        #expect(groupedResults.map(\.summary) == loneResults.map(\.summary))
+        #expect(
+            try grouped.registry.auditLog().map { "\($0.event):\($0.code ?? "")" }
+                == lone.registry.auditLog().map { "\($0.event):\($0.code ?? "")" }
+        )
+    }
+
+    @Test("A bind whose budget ran out while queued is not attempted: TIMEOUT, nothing written")
+    func expiredBudgetInQueue() async throws {
+        let f = try Fixture()
+        let results = await Self.bindAsOneGroup(
+            f.registry,
+            [Self.command(f.meter.deviceID, "alice", "alice-home")],
+            timeout: .zero
+        )
+        #expect(results[0].failureCode == .timeout)
+        #expect(try f.registry.bindings().isEmpty)
+        #expect(try f.registry.auditLog().filter { $0.event.hasPrefix("bind") }.isEmpty)
+    }
+
+    @Test("Another process holding the write lock past the budget: every bind of the group is TIMEOUT")
+    func lockedStoreTimesOutTheGroup() async throws {
+        let f = try Fixture()
+        let other = try Self.lockHolder(f.store.path)
+        try Self.execute(other, "BEGIN IMMEDIATE")
+        let results = await Self.bindAsOneGroup(
+            f.registry,
+            [
+                Self.command(f.meter.deviceID, "alice", "alice-home"),
+                Self.command(f.tracker.deviceID, "alice", "alice-home"),
+            ],
+            timeout: .milliseconds(200)
+        )
+        try Self.execute(other, "ROLLBACK")
+        #expect(results.map(\.failureCode) == [.timeout, .timeout])
+        #expect(try f.registry.bindings().isEmpty)
+        // The writer is usable again at once.
+        let after = try await f.registry.bindInGroup(Self.command(f.meter.deviceID, "alice", "alice-home"))
+        #expect(after.change.status == .bound)
+    }
+
+    @Test("A short budget times out behind another process's lock while a longer one in its group waits and binds")
+    func longerBudgetWaitsPastAShortOne() async throws {
+        let f = try Fixture()
+        let other = try Self.lockHolder(f.store.path)
+        try Self.execute(other, "BEGIN IMMEDIATE")
+        #expect(f.registry.bindQueue.hold())
+        // Why 1 s: long enough that the short bind is still live when its group starts on a busy
+        // machine, so the group's lock wait is bounded by it and the long bind is put back.
+        let short = Task { () -> ErrorCode? in
+            do throws(NBGWError) {
+                _ = try await f.registry.bindInGroup(
+                    Self.command(f.meter.deviceID, "alice", "alice-home"),
+                    timeout: .seconds(1)
+                )
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        while f.registry.bindQueue.waitingCount < 1 { await Task.yield() }
+        let long = Task {
+            try await f.registry.bindInGroup(
+                Self.command(f.tracker.deviceID, "alice", "alice-home"),
+                timeout: .seconds(30)
+            ).change.status
+        }
+        while f.registry.bindQueue.waitingCount < 2 { await Task.yield() }
+        f.registry.bindQueue.resumeHeld()
+        #expect(await short.value == .timeout)
+        // The short bind has given up; the long one waits for the lock in a group of its own.
+        try Self.execute(other, "ROLLBACK")
+        #expect(try await long.value == .bound)
+        #expect(try f.registry.bindings().map(\.deviceID) == [f.tracker.deviceID])
+        #expect(f.registry.bindQueue.totals.groups >= 2)
+    }
+}
+
+extension Result where Failure == NBGWError {
+    var failureCode: ErrorCode? {
+        if case .failure(let error) = self { return error.code }
+        return nil
+    }
+}
+
+extension Result where Success == BindOutcome, Failure == NBGWError {
+    /// Status and owner, or the error code: what a caller can observe of a bind.
+    var summary: String {
+        switch self {
+        case .success(let outcome): "\(outcome.status.rawValue) \(outcome.binding.account)/\(outcome.binding.home)"
+        case .failure(let error): error.code.rawValue
+        }
+    }
+}
