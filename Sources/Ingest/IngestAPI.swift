@@ -159,12 +159,18 @@ public enum IngestAPI {
         /// The daemon's live state from the modem table (`ready`, `searching`, `absent`, …);
         /// `unknown` for a registered device the daemon has never seen.
         public var state: String
+        /// The port the daemon last saw the module on (nil if never seen).
+        public var port: String?
+        /// The last signal level read, dBm (RSRP where the module reports it, else RSSI).
+        public var signalDBm: Int?
+        /// When the module last answered.
+        public var lastSeen: Date?
     }
 
     /// `GET /v1/modems`.
     public struct ModemsPage: Encodable, Sendable {
         public var modems: [Modem]
-        /// `registry` while the view comes from the store, `daemon` once the daemon feeds it.
+        /// `registry`: the view is read from the store the daemon writes (its modem table).
         public var source: String
         public var nextCursor: String?
     }

@@ -234,7 +234,8 @@ struct IngestHandlers: Sendable {
         )
     }
 
-    /// Until the daemon (issue 6) exists, the registry's devices with `state: unknown`.
+    /// The registered devices, each with the daemon's live view from its modem table (state, port,
+    /// signal, last answer), or `state: unknown` when the daemon never saw it.
     func modems(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let query = try IngestHandlers.query(request, allowed: ["limit", "cursor"])
         let limit = try IngestHandlers.pageLimit(query["limit"])
@@ -242,8 +243,8 @@ struct IngestHandlers: Sendable {
         let page = try registry.devices(limit: limit + 1, after: after)
         // The daemon's modem table (one row per IMEI) gives the live state; a registered device the
         // daemon has never seen stays `unknown`.
-        let states = Dictionary(
-            try registry.modems().compactMap { row in row.imei.map { ($0, row.state) } },
+        let live = Dictionary(
+            try registry.modems().compactMap { row in row.imei.map { ($0, row) } },
             uniquingKeysWith: { first, _ in first }
         )
         let items = page.prefix(limit).map {
@@ -253,7 +254,10 @@ struct IngestHandlers: Sendable {
                 manufacturer: $0.manufacturer,
                 model: $0.model,
                 firmware: $0.firmware,
-                state: states[$0.imei] ?? "unknown"
+                state: live[$0.imei]?.state ?? "unknown",
+                port: live[$0.imei]?.port,
+                signalDBm: live[$0.imei]?.signal.summaryDBm,
+                lastSeen: live[$0.imei]?.lastSeen
             )
         }
         let next = page.count > limit ? items.last.map { IngestHandlers.encodeCursor($0.deviceId) } : nil

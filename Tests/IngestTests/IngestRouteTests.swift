@@ -239,7 +239,9 @@ struct IngestRouteTests {
         }
     }
 
-    @Test("GET /v1/modems lists the registry's devices with the modem table's state (else unknown), paged")
+    @Test(
+        "GET /v1/modems lists the registry's devices with the modem table's state, port and signal (else unknown), paged"
+    )
     func modems() async throws {
         let fixture = try await IngestFixture(devices: 3)
         // The daemon has seen the first device on a port and brought it to ready; the others never.
@@ -250,6 +252,10 @@ struct IngestRouteTests {
             port: "/dev/ttyUSB2",
             ModemRecord.Identity(imei: seen.imei, manufacturer: "Quectel", model: "BC66"),
             state: "ready"
+        )
+        _ = try await fixture.registry.updateModem(
+            port: "/dev/ttyUSB2",
+            ModemRecord.Change(signal: ModemRecord.Signal(rssiDBm: -71, rsrpDBm: -98), seen: true)
         )
         try await fixture.withServer { client in
             let page = try await client.call(.get, "/v1/modems?limit=2", headers: fixture.headers())
@@ -262,7 +268,11 @@ struct IngestRouteTests {
                 modems.map { $0["state"] as? String }
                     == modems.map { ($0["imei"] as? String) == seen.imei ? "ready" : "unknown" }
             )
-            #expect(modems.contains { ($0["imei"] as? String) == seen.imei })
+            let live = try #require(modems.first { ($0["imei"] as? String) == seen.imei })
+            #expect(live["port"] as? String == "/dev/ttyUSB2")
+            #expect(live["signalDBm"] as? Int == -98)
+            #expect(live["lastSeen"] is String)
+            #expect(modems.filter { ($0["imei"] as? String) != seen.imei }.allSatisfy { $0["port"] == nil })
             let cursor = try #require(page.json["nextCursor"] as? String)
             let rest = try await client.call(.get, "/v1/modems?cursor=\(cursor)", headers: fixture.headers())
             #expect((rest.json["modems"] as? [Any])?.count == 1)
