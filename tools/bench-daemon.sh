@@ -149,7 +149,13 @@ if command -v umockdev-wrapper >/dev/null; then
             "$bin/nbgwd" --db "$work/store.sqlite" --no-metrics --log-level warning \
             <&4 >"$work/testbed.json" 2>"$work/nbgwd.log" &
         testbed_pid=$!
-        for _ in $(seq 1 500); do grep -q child-started "$work/testbed.json" 2>/dev/null && break; sleep 0.01; done
+        # Why up to 60 s: on a loaded machine the testbed (umockdev preload, then nbgwd under it) has
+        # taken longer than 5 s to start, and modules plugged before the daemon listens are lost.
+        for _ in $(seq 1 6000); do grep -q child-started "$work/testbed.json" 2>/dev/null && break; sleep 0.01; done
+        if ! grep -q child-started "$work/testbed.json" 2>/dev/null; then
+            echo "nbgw-udev-testbed did not start nbgwd within 60 s; see $work/nbgwd.log" >&2
+            exit 1
+        fi
         sleep 1  # the daemon's start-up (store, enumeration of an empty testbed) is not port appearance
         t0=$(now_ms)
         for i in $(seq 1 "$n"); do echo "add bg95 m$i" >&4; done
