@@ -59,6 +59,11 @@ public final class UdevDiscovery: Sendable {
         try UdevContext().enumerateTTYs()
     }
 
+    /// How many ``events()`` threads of this process have not finished yet (counted from the call,
+    /// before the thread is scheduled, until the thread has released its monitor): how to check that
+    /// ending a stream leaves nothing behind.
+    public static var runningEventThreads: Int { UdevEventLoop.running.load(ordering: .relaxed) }
+
     /// Port events: opens the netlink monitor first, then enumerates (an ``UdevEvent/added(_:)`` for
     /// each existing port), then follows add and remove. A port that appears between the monitor's
     /// start and the enumeration is reported once; a remove is only reported for a port reported as
@@ -76,7 +81,11 @@ public final class UdevDiscovery: Sendable {
         }
         continuation.onTermination = { _ in wake.signal() }
         let logger = self.logger
+        // Counted here, before the thread exists, so that the count never misses a stream whose
+        // thread has not been scheduled yet; the thread takes it down as its last act.
+        UdevEventLoop.running.add(1, ordering: .relaxed)
         let thread = Thread {
+            defer { UdevEventLoop.running.subtract(1, ordering: .relaxed) }
             UdevEventLoop(logger: logger, continuation: continuation, wake: wake).run()
         }
         thread.start()

@@ -1,5 +1,6 @@
 import CUDev
 import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,9 @@ import Glibc
 struct UdevEventLoop {
     /// The thread's name (Linux keeps 15 bytes); tests look for it to check that no thread is left behind.
     static let threadName = "nbgw-udev-mon"
+
+    /// Event threads started by ``UdevDiscovery/events()`` and not yet finished, in this process.
+    static let running = Atomic<Int>(0)
 
     let logger: Logger
     let continuation: AsyncStream<UdevEvent>.Continuation

@@ -53,21 +53,27 @@ extension Registry {
         case .done(let result):
             return try result.get()
         case .lead:
-            return try leadGroups(until: id).get()
+            return try await leadGroups(until: id).get()
         }
     }
 
     /// Commits groups from the queue until the one holding request `id` has been answered, then
     /// hands the lead to the oldest waiting request (or leaves the queue idle).
-    func leadGroups(until id: UInt64) -> Result<SyncedChange<BindOutcome>, NBGWError> {
+    ///
+    /// A group first runs on the leader's own thread and does not wait for the write lock: in one
+    /// process every write goes through the writer, so the lock is free unless another process (a
+    /// CLI command, a CSV batch) holds it. When it does, the group goes back to the queue and is
+    /// retried on GRDB's writer thread, which waits for the lock (up to the group's shortest
+    /// budget) while this task is suspended. Why not wait on the leader's thread: it is a
+    /// cooperative thread, and on a two-core machine the pool has two of them; a leader sleeping in
+    /// SQLite's busy handler for seconds stalls every other task of the process.
+    func leadGroups(until id: UInt64) async -> Result<SyncedChange<BindOutcome>, NBGWError> {
+        var contended = false
         while true {
-            // Taken once the writer is ours: what arrived while it was busy joins this group.
-            let (group, results) = pool.writeWithoutTransaction { db in
-                let group = bindQueue.take(limit: Registry.bindGroupLimit)
-                return (group, commitGroup(db, group))
-            }
+            let round = contended ? await commitNextGroupWaiting() : commitNextGroup(mayWait: false)
+            contended = round.contended
             var own: Result<SyncedChange<BindOutcome>, NBGWError>?
-            for (request, result) in zip(group, results) {
+            for (request, result) in zip(round.group, round.results) {
                 guard let result else { continue }  // put back: its budget outlasts a lock wait
                 if request.id == id {
                     own = result
@@ -82,11 +88,50 @@ extension Registry {
         }
     }
 
+    /// One group taken from the queue and what became of it.
+    struct GroupRound: Sendable {
+        var group: [BindQueue.Request]
+        /// Per request: its result, or nil when it went back to the queue.
+        var results: [Result<SyncedChange<BindOutcome>, NBGWError>?]
+        /// Another process held the write lock: the live requests went back to the queue.
+        var contended = false
+    }
+
+    /// Takes the next group once the writer is ours (what arrived while it was busy joins) and
+    /// commits it on the calling thread.
+    func commitNextGroup(mayWait: Bool) -> GroupRound {
+        pool.writeWithoutTransaction { db in
+            commitGroup(db, bindQueue.take(limit: Registry.bindGroupLimit), mayWait: mayWait)
+        }
+    }
+
+    /// ``commitNextGroup(mayWait:)`` with the lock wait on GRDB's writer thread, the caller suspended.
+    func commitNextGroupWaiting() async -> GroupRound {
+        do {
+            return try await pool.writeWithoutTransaction { db in
+                self.commitGroup(db, self.bindQueue.take(limit: Registry.bindGroupLimit), mayWait: true)
+            }
+        } catch {
+            // GRDB refused the access before running it (the task was cancelled): the queue is as
+            // it was, and a leader must still answer it. Binds are not cancellable; wait here.
+            return commitNextGroup(mayWait: true)
+        }
+    }
+
     /// One group: every request's result, in order; nil for a request put back in the queue (its
-    /// budget outlasted the lock wait this group gave up on).
-    func commitGroup(
+    /// budget outlasted the lock wait this group gave up on, or, when `mayWait` is false, another
+    /// process held the lock and the group did not wait at all).
+    func commitGroup(_ db: Database, _ group: [BindQueue.Request], mayWait: Bool) -> GroupRound {
+        var contended = false
+        let results = commitGroupResults(db, group, mayWait: mayWait, contended: &contended)
+        return GroupRound(group: group, results: results, contended: contended)
+    }
+
+    private func commitGroupResults(
         _ db: Database,
-        _ group: [BindQueue.Request]
+        _ group: [BindQueue.Request],
+        mayWait: Bool,
+        contended: inout Bool
     ) -> [Result<SyncedChange<BindOutcome>, NBGWError>?] {
         var results = [Result<SyncedChange<BindOutcome>, NBGWError>?](repeating: nil, count: group.count)
         let start = ContinuousClock.now
@@ -103,7 +148,8 @@ extension Registry {
         // budget is longer goes back to the head of the queue if this wait times out.
         let wait = start.duration(to: firstDeadline)
         let connection = db.sqliteConnection
-        sqlite3_busy_timeout(connection, Int32(clamping: max(1, wait.milliseconds)))
+        // 0 turns SQLite's busy handler off: BEGIN IMMEDIATE fails at once when the lock is taken.
+        sqlite3_busy_timeout(connection, mayWait ? Int32(clamping: max(1, wait.milliseconds)) : 0)
         defer { sqlite3_busy_timeout(connection, Int32(clamping: busyTimeout.milliseconds)) }
         func failAll(_ error: NBGWError) -> [Result<SyncedChange<BindOutcome>, NBGWError>?] {
             for index in live { results[index] = .failure(error) }
@@ -113,6 +159,7 @@ extension Registry {
             try db.beginTransaction(.immediate)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
         {
+            contended = true
             let now = ContinuousClock.now
             var retry: [BindQueue.Request] = []
             for index in live {

@@ -26,37 +26,43 @@ struct UdevDiscoveryLocalTests {
     func eventsThenCancel() async throws {
         let discovery = try UdevDiscovery()
         let expected = Set(try discovery.enumerate().map(\.syspath))
-        let before = Self.monitorThreads()
+        let before = UdevDiscovery.runningEventThreads
         let (seen, consumer) = Self.collect(discovery.events(), until: expected.count)
         let reported = await seen.value
         #expect(Set(reported) == expected)
         #expect(reported.count == expected.count)
-        #expect(Self.monitorThreads() == before + 1, "threads: \(Self.threadNames())")
+        #expect(UdevDiscovery.runningEventThreads == before + 1)
+        // Events have arrived, so the thread runs and has named itself.
+        #expect(Self.monitorThreads() >= 1, "threads: \(Self.threadNames())")
         consumer.cancel()
         await consumer.value
         // The thread wakes from poll() at once; the budget covers a two-core CI machine running
         // the other suites' simulated modems at the same time (2 s was seen to be too short there).
         let deadline = ContinuousClock.now + .seconds(10)
-        while Self.monitorThreads() > before, ContinuousClock.now < deadline {
+        while UdevDiscovery.runningEventThreads > before, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(Self.monitorThreads() == before)
+        #expect(UdevDiscovery.runningEventThreads == before)
     }
 
     @Test("a stream dropped without being iterated releases its thread too")
     func droppedStream() async throws {
         let discovery = try UdevDiscovery()
-        let before = Self.monitorThreads()
+        // Counted from the call, not from /proc: the thread may not have been scheduled (or named)
+        // yet when the stream is dropped, and a count taken then would miss it.
+        let before = UdevDiscovery.runningEventThreads
         do {
             let stream = discovery.events()
+            #expect(UdevDiscovery.runningEventThreads == before + 1)
             _ = stream
         }
-        // Same budget as above: the thread only has to notice the wake pipe.
+        // The thread only has to notice the wake pipe; the budget covers a two-core CI machine
+        // running the other suites' simulated modems at the same time.
         let deadline = ContinuousClock.now + .seconds(10)
-        while Self.monitorThreads() > before, ContinuousClock.now < deadline {
+        while UdevDiscovery.runningEventThreads > before, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(Self.monitorThreads() == before)
+        #expect(UdevDiscovery.runningEventThreads == before)
     }
 
     /// Consumes `stream` in a task; `seen` completes with the syspaths of the first `count` added ports.

@@ -223,6 +223,33 @@ struct RegistryGroupCommitTests {
         #expect(try f.registry.bindings().map(\.deviceID) == [f.tracker.deviceID])
         #expect(f.registry.bindQueue.totals.groups >= 2)
     }
+
+    @Test("A group that finds another process's write lock goes back at once, then waits off the pool and binds")
+    func lockWaitLeavesTheCooperativePoolFree() async throws {
+        let f = try Fixture()
+        let other = try Self.lockHolder(f.store.path)
+        try Self.execute(other, "BEGIN IMMEDIATE")
+        let bind = Task {
+            try await f.registry.bindInGroup(
+                Self.command(f.meter.deviceID, "alice", "alice-home"),
+                timeout: .seconds(30)
+            ).change.status
+        }
+        // The first group tries the lock without waiting and goes back to the queue; the second is
+        // taken by GRDB's writer thread to wait for the lock. A leader that waited on its own
+        // (cooperative) thread would stay in its first group for the whole 30 s budget.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while f.registry.bindQueue.totals.groups < 2 || f.registry.bindQueue.waitingCount > 0,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(f.registry.bindQueue.totals.groups == 2)
+        #expect(f.registry.bindQueue.waitingCount == 0)
+        try Self.execute(other, "ROLLBACK")
+        #expect(try await bind.value == .bound)
+        #expect(try f.registry.bindings().map(\.deviceID) == [f.meter.deviceID])
+    }
 }
 
 extension Result where Failure == NBGWError {
