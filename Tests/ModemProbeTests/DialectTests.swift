@@ -25,6 +25,19 @@ import Testing
         #expect(ModemDialect.identify(manufacturer: manufacturer, model: model).id == id)
     }
 
+    @Test("Identification folds ASCII case only: odd capitals match, a non-ASCII look-alike does not")
+    func identificationFoldsASCIICase() {
+        #expect(ModemDialect.identify(manufacturer: "QUECTEL", model: "bg95-m3").id == "quectel-bg9x")
+        #expect(ModemDialect.identify(manufacturer: "quectel_ltd", model: "quectel_bc66").id == "quectel-bc66")
+        #expect(
+            ModemDialect.identify(manufacturer: "nordic semiconductor asa", model: "NRF9160-SICA").id == "nordic-nrf91"
+        )
+        // Only ASCII letters are folded: a fullwidth "Ｂ" (U+FF22) is not "B".
+        #expect(ModemDialect.identify(manufacturer: "Quectel", model: "\u{FF22}G95-M3").id == "3gpp")
+        // Too short to contain the model name at all.
+        #expect(ModemDialect.identify(manufacturer: "Quectel", model: "BG").id == "3gpp")
+    }
+
     @Test func modelAloneIsEnoughWhenCGMIFailed() {
         #expect(ModemDialect.identify(manufacturer: nil, model: "BG95-M3").id == "quectel-bg9x")
         #expect(ModemDialect.identify(manufacturer: nil, model: nil).id == "3gpp")

@@ -20,11 +20,11 @@ public struct ModemDialect: Sendable, Identifiable, CustomStringConvertible {
 
         /// Whether the answers match. The model must match; the manufacturer must too when known.
         public func matches(manufacturer: String?, model: String?) -> Bool {
-            guard let model, models.contains(where: { model.localizedCaseInsensitiveContains($0) }) else {
+            guard let model, models.contains(where: { model.containsIgnoringASCIICase($0) }) else {
                 return false
             }
             guard let manufacturer else { return true }
-            return manufacturers.contains { manufacturer.localizedCaseInsensitiveContains($0) }
+            return manufacturers.contains { manufacturer.containsIgnoringASCIICase($0) }
         }
     }
 
