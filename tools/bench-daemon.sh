@@ -23,16 +23,22 @@
 #
 # Usage: tools/bench-daemon.sh [MAX_MODULES]   (default 64). SCRATCH_PATH=DIR builds there,
 # CONFIGURATION=debug skips the release build, STEADY=SECONDS sets the steady-state phase (60).
+# The release build is tools/build-release.sh's (what docs/operations.md installs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 max="${1:-64}"
 configuration="${CONFIGURATION:-release}"
 steady="${STEADY:-60}"
 scratch=(); [[ -n "${SCRATCH_PATH:-}" ]] && scratch=(--scratch-path "$SCRATCH_PATH")
-for product in nbgwd nbgw-modem-sim nbgw-udev-testbed; do
-    swift build "${scratch[@]}" -c "$configuration" --product "$product" >/dev/null
-done
-bin="$(swift build "${scratch[@]}" -c "$configuration" --show-bin-path)"
+if [[ "$configuration" == release ]]; then
+    # As installed on a gateway: static Swift runtime, functions placed by packaging/nbgwd.order.
+    bin="$(tools/build-release.sh nbgwd nbgw-modem-sim nbgw-udev-testbed 2>/dev/null | tail -1)"
+else
+    for product in nbgwd nbgw-modem-sim nbgw-udev-testbed; do
+        swift build "${scratch[@]}" -c "$configuration" --product "$product" >/dev/null
+    done
+    bin="$(swift build "${scratch[@]}" -c "$configuration" --show-bin-path)"
+fi
 command -v python3 >/dev/null || { echo "bench-daemon: python3 is needed to poll the store" >&2; exit 1; }
 work="$(mktemp -d)"
 sim_pid=""; daemon_pid=""; testbed_pid=""
