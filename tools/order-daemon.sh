@@ -7,8 +7,9 @@
 # How: builds nbgwd as tools/build-release.sh does, evicts it from the page cache, turns file
 # read-ahead off on its disk (restored on exit), runs it against 32 simulated BG95s (start-up,
 # probe, bring-up, registration, signal polls every 5 s, a metrics and a health scrape) and lists
-# the functions on the pages it touched (tools/hot-symbols.py). With read-ahead off and the file
-# out of the cache the kernel has nothing to map around a fault, so resident means touched.
+# the functions and constants on the pages it touched (tools/hot-symbols.py). With read-ahead off
+# and the file out of the cache the kernel has nothing to map around a fault, so resident means
+# touched.
 #
 # Needs root (read_ahead_kb, page cache eviction, /proc/PID/pagemap), python3 and curl.
 # Usage: tools/order-daemon.sh [STEADY_SECONDS]   (default 30). SCRATCH_PATH=DIR builds there.
@@ -75,4 +76,4 @@ kill -TERM "$daemon_pid"; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=""
 # SwiftPM does not know the link reads the order file: remove the binary so that it is linked again.
 rm -f "$binary"
 tools/build-release.sh nbgwd >/dev/null
-echo "order-daemon: wrote packaging/nbgwd.order ($(wc -l <packaging/nbgwd.order) functions) and relinked $binary" >&2
+echo "order-daemon: wrote packaging/nbgwd.order ($(wc -l <packaging/nbgwd.order) symbols) and relinked $binary" >&2
