@@ -69,6 +69,26 @@ struct SerialPortTransportTests {
         await transport.close()
     }
 
+    @Test("a write larger than the TTY's buffer waits for room; a write issued meanwhile follows it, in order")
+    func aWriteTheTTYCannotTakeAtOnceKeepsCallOrder() async throws {
+        let pty = try PseudoTerminal()
+        let transport = try SerialPortTransport(path: pty.slavePath)
+        pty.releaseSlave()
+        // Far more than a pseudo-terminal buffers: most of it has to wait for the reader below.
+        let big = (0..<262_144).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let first = Task { try await transport.write(big) }
+        // The first write has started once its bytes arrive; the second is issued while it waits.
+        var received = try await pty.readBytes(1024)
+        let second = Task { try await transport.write(Array("TAIL".utf8)) }
+        received += try await pty.readBytes(big.count - 1024 + 4)
+        try await first.value
+        try await second.value
+        #expect(received.count == big.count + 4)
+        #expect(Array(received.prefix(big.count)) == big)
+        #expect(Array(received.suffix(4)) == Array("TAIL".utf8))
+        await transport.close()
+    }
+
     @Test func rejectsAnUnsupportedBaudRate() throws {
         let pty = try PseudoTerminal()
         #expect(throws: ATTransportError.unsupportedBaudRate(port: pty.slavePath, baudRate: 12345)) {
