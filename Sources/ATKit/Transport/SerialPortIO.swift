@@ -13,8 +13,13 @@ import Darwin
 /// - The reader thread owns the fd's lifetime. It blocks in `poll()` on the port *and* on the read
 ///   end of a wake pipe; `close()` from another thread does not wake a thread blocked in `read()`,
 ///   but a byte in the wake pipe does wake `poll()`.
-/// - Writes run on `writeQueue` (never on a cooperative thread: a full TTY output buffer would
-///   block it). A blocked write also polls the wake pipe.
+/// - Writes go straight to the (non-blocking) fd when no earlier write is still queued and the
+///   TTY takes all the bytes at once, which is nearly always (an AT command is a few dozen bytes,
+///   a TTY buffers kilobytes). What the TTY does not take at once waits on `writeQueue`, never on
+///   a cooperative thread (a full TTY output buffer would block it); later writes queue behind it,
+///   so bytes leave in call order. A blocked write also polls the wake pipe. Why not always the
+///   queue: each write then borrowed a dispatch worker thread, and with every module polled at
+///   once the process grew a thread per port (29 more threads with 32 modules).
 /// - Shutdown, for any reason (``requestClose()``, EOF, `EIO`, `POLLHUP`): the reader records the
 ///   first reason, writes the wake byte (which stays unread, so every later `poll()` returns at
 ///   once), runs an empty barrier on `writeQueue` so no write still uses the fd, and only then
@@ -28,6 +33,8 @@ final class SerialPortIO: Sendable {
         var closeReason: ATTransportError.CloseReason?
         /// The fd and the wake pipe are closed; never touch them again.
         var released = false
+        /// Writes handed to `writeQueue` and not finished; while there are any, new writes queue too.
+        var queuedWrites = 0
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -196,12 +203,58 @@ final class SerialPortIO: Sendable {
 
     // MARK: Writing
 
-    /// Writes all bytes on the write queue.
+    /// Writes all bytes: at once when the TTY takes them, else the rest on the write queue.
     func write(_ bytes: [UInt8]) async throws {
+        let rest: [UInt8]
+        switch writeWithoutWaiting(bytes) {
+        case .done: return
+        case .failed(let error): throw error
+        case .queue(let remaining): rest = remaining
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writeQueue.async { [self] in
-                continuation.resume(with: Result { try writeBlocking(bytes) })
+                let result = Result { try writeBlocking(rest) }
+                state.withLock { $0.queuedWrites -= 1 }
+                continuation.resume(with: result)
             }
+        }
+    }
+
+    private enum ImmediateWrite {
+        case done
+        case failed(ATTransportError)
+        /// These bytes (all or the tail) go to the write queue; `queuedWrites` counts them already.
+        case queue([UInt8])
+    }
+
+    /// Writes what the TTY takes without waiting, under the state lock: the fd cannot be closed
+    /// meanwhile (``release(reason:)`` closes it under the same lock), and no other write can get
+    /// between the check for queued writes and this one.
+    private func writeWithoutWaiting(_ bytes: [UInt8]) -> ImmediateWrite {
+        state.withLock { state in
+            if let reason = state.closeReason { return .failed(.closed(port: port, reason: reason)) }
+            guard !state.released else { return .failed(.closed(port: port, reason: .closedLocally)) }
+            guard state.queuedWrites == 0 else {
+                state.queuedWrites += 1
+                return .queue(bytes)
+            }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { raw in
+                    posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
+                }
+                if written >= 0 {
+                    offset += written
+                    continue
+                }
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { break }
+                return .failed(.closed(port: port, reason: .ioError(errno: code)))
+            }
+            if offset == bytes.count { return .done }
+            state.queuedWrites += 1
+            return .queue(Array(bytes[offset...]))
         }
     }
 
