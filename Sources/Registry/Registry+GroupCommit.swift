@@ -1,4 +1,5 @@
 import CSQLite
+import Dispatch
 import GRDB
 import Pairing
 
@@ -63,8 +64,8 @@ extension Registry {
     /// A group first runs on the leader's own thread and does not wait for the write lock: in one
     /// process every write goes through the writer, so the lock is free unless another process (a
     /// CLI command, a CSV batch) holds it. When it does, the group goes back to the queue and is
-    /// retried on GRDB's writer thread, which waits for the lock (up to the group's shortest
-    /// budget) while this task is suspended. Why not wait on the leader's thread: it is a
+    /// retried on a dispatch thread, which waits for the lock (up to the group's shortest budget)
+    /// while this task is suspended. Why not wait on the leader's thread: it is a
     /// cooperative thread, and on a two-core machine the pool has two of them; a leader sleeping in
     /// SQLite's busy handler for seconds stalls every other task of the process.
     func leadGroups(until id: UInt64) async -> Result<SyncedChange<BindOutcome>, NBGWError> {
@@ -105,16 +106,15 @@ extension Registry {
         }
     }
 
-    /// ``commitNextGroup(mayWait:)`` with the lock wait on GRDB's writer thread, the caller suspended.
+    /// ``commitNextGroup(mayWait:)`` on a dispatch thread, the caller suspended meanwhile. Why not
+    /// GRDB's async write: it reacts to the calling task's cancellation (a client that hung up
+    /// cancels its handler), and a group, once taken from the queue, must be committed and answered
+    /// whatever happens to the task that leads it; a bind is not cancellable.
     func commitNextGroupWaiting() async -> GroupRound {
-        do {
-            return try await pool.writeWithoutTransaction { db in
-                self.commitGroup(db, self.bindQueue.take(limit: Registry.bindGroupLimit), mayWait: true)
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: self.commitNextGroup(mayWait: true))
             }
-        } catch {
-            // GRDB refused the access before running it (the task was cancelled): the queue is as
-            // it was, and a leader must still answer it. Binds are not cancellable; wait here.
-            return commitNextGroup(mayWait: true)
         }
     }
 

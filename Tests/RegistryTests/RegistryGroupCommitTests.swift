@@ -56,6 +56,22 @@ struct RegistryGroupCommitTests {
         return results
     }
 
+    /// A bind with a 30 s budget, in a task of its own; its status.
+    static func bindTask(_ registry: Registry, _ command: BindCommand) -> Task<BindOutcome.Status, any Error> {
+        Task { try await registry.bindInGroup(command, timeout: .seconds(30)).change.status }
+    }
+
+    /// Waits (up to 10 s) until a second group has been taken and nothing waits in the queue: the
+    /// group that found the lock taken went back and was taken again to wait for it.
+    static func waitUntilTakenToWait(_ registry: Registry) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while registry.bindQueue.totals.groups < 2 || registry.bindQueue.waitingCount > 0,
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
     @Test("64 concurrent binds of distinct devices commit as one group and all are stored")
     func distinctDevicesShareOneCommit() async throws {
         let f = try Fixture()
@@ -229,26 +245,36 @@ struct RegistryGroupCommitTests {
         let f = try Fixture()
         let other = try Self.lockHolder(f.store.path)
         try Self.execute(other, "BEGIN IMMEDIATE")
-        let bind = Task {
-            try await f.registry.bindInGroup(
-                Self.command(f.meter.deviceID, "alice", "alice-home"),
-                timeout: .seconds(30)
-            ).change.status
-        }
+        let bind = Self.bindTask(f.registry, Self.command(f.meter.deviceID, "alice", "alice-home"))
         // The first group tries the lock without waiting and goes back to the queue; the second is
-        // taken by GRDB's writer thread to wait for the lock. A leader that waited on its own
+        // taken by a dispatch thread to wait for the lock. A leader that waited on its own
         // (cooperative) thread would stay in its first group for the whole 30 s budget.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while f.registry.bindQueue.totals.groups < 2 || f.registry.bindQueue.waitingCount > 0,
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        try await Self.waitUntilTakenToWait(f.registry)
         #expect(f.registry.bindQueue.totals.groups == 2)
         #expect(f.registry.bindQueue.waitingCount == 0)
         try Self.execute(other, "ROLLBACK")
         #expect(try await bind.value == .bound)
         #expect(try f.registry.bindings().map(\.deviceID) == [f.meter.deviceID])
+    }
+
+    @Test("A leader cancelled while its group waits for another process's lock still binds and answers its group")
+    func cancelledLeaderStillCommits() async throws {
+        let f = try Fixture()
+        let other = try Self.lockHolder(f.store.path)
+        try Self.execute(other, "BEGIN IMMEDIATE")
+        #expect(f.registry.bindQueue.hold())
+        let leader = Self.bindTask(f.registry, Self.command(f.meter.deviceID, "alice", "alice-home"))
+        while f.registry.bindQueue.waitingCount < 1 { await Task.yield() }
+        let follower = Self.bindTask(f.registry, Self.command(f.tracker.deviceID, "alice", "alice-home"))
+        while f.registry.bindQueue.waitingCount < 2 { await Task.yield() }
+        f.registry.bindQueue.resumeHeld()
+        // Both are taken a second time, to wait for the lock; then the leader's task is cancelled.
+        try await Self.waitUntilTakenToWait(f.registry)
+        leader.cancel()
+        try Self.execute(other, "ROLLBACK")
+        #expect(try await leader.value == .bound)
+        #expect(try await follower.value == .bound)
+        #expect(Set(try f.registry.bindings().map(\.deviceID)) == [f.meter.deviceID, f.tracker.deviceID])
     }
 }
 

@@ -239,20 +239,11 @@ final class SerialPortIO: Sendable {
                 return .queue(bytes)
             }
             var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw in
-                    posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-                }
-                if written >= 0 {
-                    offset += written
-                    continue
-                }
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK { break }
-                return .failed(.closed(port: port, reason: .ioError(errno: code)))
+            switch writeReady(bytes, from: &offset) {
+            case .all: return .done
+            case .wouldBlock: break
+            case .failed(let code): return .failed(.closed(port: port, reason: .ioError(errno: code)))
             }
-            if offset == bytes.count { return .done }
             state.queuedWrites += 1
             return .queue(Array(bytes[offset...]))
         }
@@ -261,21 +252,14 @@ final class SerialPortIO: Sendable {
     /// Runs on `writeQueue` only.
     private func writeBlocking(_ bytes: [UInt8]) throws(ATTransportError) {
         var offset = 0
-        while offset < bytes.count {
+        while true {
             if let reason = closeReason {
                 throw .closed(port: port, reason: reason)
             }
-            let written = bytes.withUnsafeBytes { raw in
-                posixWrite(fd, raw.baseAddress! + offset, raw.count - offset)
-            }
-            if written >= 0 {
-                offset += written
-                continue
-            }
-            switch errno {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
+            switch writeReady(bytes, from: &offset) {
+            case .all:
+                return
+            case .wouldBlock:
                 // Output buffer full (a slow 9600 baud line, or a device that stopped reading).
                 // Wait for room, or for the wake pipe if the port is being closed meanwhile.
                 var fds = [
@@ -283,10 +267,40 @@ final class SerialPortIO: Sendable {
                     pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
                 ]
                 _ = poll(&fds, nfds_t(fds.count), -1)
-            default:
-                let code = errno
+            case .failed(let code):
                 throw .closed(port: port, reason: closeReason ?? .ioError(errno: code))
             }
         }
+    }
+
+    private enum WriteProgress {
+        /// Every byte from the start offset on was written.
+        case all
+        /// The TTY's output buffer is full; `offset` says how far it got.
+        case wouldBlock
+        /// `write()` failed with this errno.
+        case failed(Int32)
+    }
+
+    /// Writes `bytes[offset...]` to the non-blocking fd until done, full or failed, advancing
+    /// `offset` (EINTR is retried).
+    private func writeReady(_ bytes: [UInt8], from offset: inout Int) -> WriteProgress {
+        while offset < bytes.count {
+            let start = offset
+            let written = bytes.withUnsafeBytes { raw in
+                posixWrite(fd, raw.baseAddress! + start, raw.count - start)
+            }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed(code)
+            }
+        }
+        return .all
     }
 }
