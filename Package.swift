@@ -204,7 +204,6 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -281,6 +280,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Gateway", "Discovery", "Registry", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
                 "TestCertificates",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -6,7 +6,13 @@
 #                           of all of Foundation at every start);
 #   -function-sections      every function in a section of its own (Swift and C), so that the linker
 #                           can place the daemon's start-up and steady-state code together, in the
-#                           order of packaging/nbgwd.order (Package.swift passes it to lld for nbgwd).
+#                           order of packaging/nbgwd.order (Package.swift passes it to lld for nbgwd);
+#   a static libstdc++      the C++ runtime (which the Swift runtime needs) linked in too, so only the
+#                           functions used are loaded, not all of libstdc++.so (1.4 MB resident). The
+#                           toolchain's link line asks for `-lstdc++` itself, so the linker is pointed
+#                           at a directory where that name finds only the static archive (the GCC
+#                           installation's, which the Swift toolchain's libstdc++-dev dependency
+#                           brings); without one, the shared library is used as before.
 #
 # Why it matters: the kernel maps a program's file pages 64 kB around every page fault, so code
 # scattered over a 30 MB text segment is resident many times over; packed, it is not
@@ -21,6 +27,14 @@ products=("$@")
 ((${#products[@]})) || products=(nbgwd nbgw)
 flags=(-c release --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
 [[ -n "${SCRATCH_PATH:-}" ]] && flags+=(--scratch-path "$SCRATCH_PATH")
+clang="$(dirname "$(command -v swift)")/clang"
+archive="$("$clang" -print-file-name=libstdc++.a 2>/dev/null || true)"
+if [[ "$archive" == /* && -f "$archive" ]]; then
+    static_cxx="${SCRATCH_PATH:-.build}/static-libstdc++"
+    mkdir -p "$static_cxx"
+    ln -sf "$archive" "$static_cxx/libstdc++.a"
+    flags+=(-Xswiftc -L"$(cd "$static_cxx" && pwd)")
+fi
 for product in "${products[@]}"; do
     swift build "${flags[@]}" --product "$product" >&2
 done

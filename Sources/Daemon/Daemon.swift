@@ -175,7 +175,7 @@ public struct Daemon: Sendable {
             services.append(
                 (
                     "metrics",
-                    MetricsServer.buildApplication(
+                    MetricsServer.makeService(
                         listen: configuration.metrics.listen,
                         health: health,
                         metrics: metrics,
