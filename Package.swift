@@ -165,6 +165,8 @@ let package = Package(
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // glibc's <malloc.h> (mallopt), for nbgwd's arena limit; part of libc, nothing to link.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "Discovery",
             dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
@@ -213,6 +215,7 @@ let package = Package(
             name: "nbgwd",
             dependencies: [
                 "Daemon",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,4 +1,4 @@
-/// The hand-off between a producer that is not in Swift concurrency (a reader thread, a test
+/// The hand-off between a producer that is not in Swift concurrency (the serial poller thread, a test
 /// double) and the single async consumer of ``ATTransport/read()``.
 ///
 /// Bytes are appended by the producer; ``next()`` returns everything buffered or suspends until

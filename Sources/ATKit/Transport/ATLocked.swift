@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value guarded by a lock, for the few places where state is shared with a non-Swift-concurrency
-/// thread (the serial reader thread) or must be read synchronously.
+/// thread (the serial poller thread) or must be read synchronously.
 ///
 /// `Synchronization.Mutex` would do the same, but it needs macOS 15 while the package still
 /// declares macOS 14.

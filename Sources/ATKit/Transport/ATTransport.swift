@@ -13,7 +13,7 @@
 /// - ``write(_:)`` returns once all bytes were handed to the operating system, or throws
 ///   ``ATTransportError/closed(port:reason:)`` when the port is gone.
 /// - ``close()`` is idempotent and returns once the underlying resources (file descriptor,
-///   exclusive lock, reader thread) have been released.
+///   exclusive lock, the reader's hold on it) have been released.
 public protocol ATTransport: Sendable {
     /// The name used in errors and logs, normally the device path (`/dev/ttyUSB2`).
     var portName: String { get }

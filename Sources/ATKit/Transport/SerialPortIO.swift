@@ -7,12 +7,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The file-descriptor side of ``SerialPortTransport``: one reader thread, one serial write queue.
+/// The file-descriptor side of ``SerialPortTransport``: read by the process's ``SerialPortPoller``
+/// thread, written directly or through one serial write queue.
 ///
 /// Ownership and shutdown (the reason this is a separate object):
-/// - The reader thread owns the fd's lifetime. It blocks in `poll()` on the port *and* on the read
-///   end of a wake pipe; `close()` from another thread does not wake a thread blocked in `read()`,
-///   but a byte in the wake pipe does wake `poll()`.
+/// - The poller owns the fd's lifetime while the port is open. It waits in `poll()` on the port
+///   *and* on the read end of this port's wake pipe; `close()` from another thread does not wake a
+///   thread blocked on an fd, but a byte in the wake pipe does wake `poll()`.
 /// - Writes go straight to the (non-blocking) fd when no earlier write is still queued and the
 ///   TTY takes all the bytes at once, which is nearly always (an AT command is a few dozen bytes,
 ///   a TTY buffers kilobytes). What the TTY does not take at once waits on `writeQueue`, never on
@@ -20,12 +21,13 @@ import Darwin
 ///   so bytes leave in call order. A blocked write also polls the wake pipe. Why not always the
 ///   queue: each write then borrowed a dispatch worker thread, and with every module polled at
 ///   once the process grew a thread per port (29 more threads with 32 modules).
-/// - Shutdown, for any reason (``requestClose()``, EOF, `EIO`, `POLLHUP`): the reader records the
-///   first reason, writes the wake byte (which stays unread, so every later `poll()` returns at
-///   once), runs an empty barrier on `writeQueue` so no write still uses the fd, and only then
-///   closes the fd (which drops the `flock`) and the pipe. `close()` callers are resumed after that,
-///   so a port can be reopened as soon as `close()` returns.
-/// - The thread holds this object, not the public transport, so dropping the last transport
+/// - Shutdown, for any reason (``requestClose()``, EOF, `EIO`, `POLLHUP`): the poller takes the port
+///   out of its poll set and calls ``release(reason:)``, which records the first reason, writes the
+///   wake byte (which stays unread, so a write blocked in `poll()` returns at once) and hands the
+///   rest to `writeQueue`: behind every write queued before, it closes the fd (which drops the
+///   `flock`) and the pipe. Writes queued later see the reason and never touch the fd. `close()`
+///   callers are resumed after that, so a port can be reopened as soon as `close()` returns.
+/// - The poller holds this object, not the public transport, so dropping the last transport
 ///   reference can request a close from `deinit`.
 final class SerialPortIO: Sendable {
     private struct State {
@@ -40,8 +42,9 @@ final class SerialPortIO: Sendable {
 
     let port: String
     let inbox: ATByteInbox
-    private let fd: Int32
-    private let wakeRead: Int32
+    /// Read by ``SerialPortPoller`` only while the port is in its poll set (before ``release(reason:)``).
+    let fd: Int32
+    let wakeRead: Int32
     private let wakeWrite: Int32
     private let exclusive: Bool
     private let writeQueue: DispatchQueue
@@ -57,62 +60,41 @@ final class SerialPortIO: Sendable {
         self.writeQueue = DispatchQueue(label: "ATKit.SerialPort.write \(port)")
     }
 
-    /// Starts the reader thread. Call once.
+    /// Hands the port to the poller, which reads it from now on. Call once.
     func start() {
-        let thread = Thread { [self] in runReader() }
-        thread.name = "ATKit reader \(port)"
-        thread.start()
+        SerialPortPoller.shared.add(self)
     }
 
     var closeReason: ATTransportError.CloseReason? { state.withLock { $0.closeReason } }
 
-    // MARK: Reading (reader thread only)
+    // MARK: Reading (poller thread only)
 
     private enum ReadOutcome {
         case drained
         case closed(ATTransportError.CloseReason)
     }
 
-    private func runReader() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var reason: ATTransportError.CloseReason
-        loop: while true {
-            var fds = [
-                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&fds, nfds_t(fds.count), -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                reason = .ioError(errno: errno)
-                break
-            }
-            if fds[1].revents != 0 {
-                reason = .closedLocally
-                break
-            }
-            let events = Int32(fds[0].revents)
-            if events == 0 { continue }
-            if events & Int32(POLLNVAL) != 0 {
-                reason = .ioError(errno: EBADF)
-                break
-            }
-            // POLLHUP often comes together with the last bytes the device sent: read first, and let
-            // read() (0 or EIO) say that the port is gone.
-            switch readAvailable(into: &buffer) {
-            case .closed(let why):
-                reason = why
-                break loop
-            case .drained:
-                if events & Int32(POLLHUP | POLLERR) != 0 {
-                    // Hung up and nothing left to read; without this check poll() would keep
-                    // returning POLLHUP and the loop would spin.
-                    reason = .hangUp
-                    break loop
-                }
-            }
+    /// Handles what `poll()` reported for this port's fd and wake pipe: reads what arrived into the
+    /// inbox; returns why the port must close, or nil while it stays open.
+    func service(portEvents: Int16, wakeEvents: Int16, buffer: inout [UInt8]) -> ATTransportError.CloseReason? {
+        if wakeEvents != 0 {
+            return .closedLocally
         }
-        release(reason: reason)
+        let events = Int32(portEvents)
+        if events == 0 { return nil }
+        if events & Int32(POLLNVAL) != 0 {
+            return .ioError(errno: EBADF)
+        }
+        // POLLHUP often comes together with the last bytes the device sent: read first, and let
+        // read() (0 or EIO) say that the port is gone.
+        switch readAvailable(into: &buffer) {
+        case .closed(let why):
+            return why
+        case .drained:
+            // Hung up and nothing left to read; without this check poll() would keep returning
+            // POLLHUP and the poller would spin.
+            return events & Int32(POLLHUP | POLLERR) != 0 ? .hangUp : nil
+        }
     }
 
     private func readAvailable(into buffer: inout [UInt8]) -> ReadOutcome {
@@ -133,38 +115,39 @@ final class SerialPortIO: Sendable {
         }
     }
 
-    private func release(reason: ATTransportError.CloseReason) {
+    /// Closes the port for `reason` (the first reason recorded wins). Called by the poller once the
+    /// port is out of its poll set; the descriptors are closed on `writeQueue`, behind every write
+    /// queued before, so no write still uses the fd when its number is given back to the kernel.
+    func release(reason: ATTransportError.CloseReason) {
         let finalReason = state.withLock { state in
             if state.closeReason == nil { state.closeReason = reason }
             return state.closeReason ?? reason
         }
+        // Wakes a write blocked in poll(); it then sees closeReason and returns.
         signalWake()
-        // Barrier: every write block enqueued before this point has finished (the wake byte
-        // unblocks one waiting in poll()); every block enqueued later sees closeReason and returns
-        // without touching the fd. Only then is it safe to close the fd, whose number the kernel
-        // may hand out again immediately.
-        writeQueue.sync {}
-        if exclusive {
-            _ = flock(fd, LOCK_UN)
-            _ = ioctl(fd, UInt(TIOCNXCL))
-        }
-        let waiters = state.withLock { state in
-            posixClose(fd)
-            posixClose(wakeRead)
-            posixClose(wakeWrite)
-            state.released = true
-            defer { state.closeWaiters.removeAll() }
-            return state.closeWaiters
-        }
-        inbox.finish(throwing: ATTransportError.closed(port: port, reason: finalReason))
-        for waiter in waiters {
-            waiter.resume()
+        writeQueue.async { [self] in
+            if exclusive {
+                _ = flock(fd, LOCK_UN)
+                _ = ioctl(fd, UInt(TIOCNXCL))
+            }
+            let waiters = state.withLock { state in
+                posixClose(fd)
+                posixClose(wakeRead)
+                posixClose(wakeWrite)
+                state.released = true
+                defer { state.closeWaiters.removeAll() }
+                return state.closeWaiters
+            }
+            inbox.finish(throwing: ATTransportError.closed(port: port, reason: finalReason))
+            for waiter in waiters {
+                waiter.resume()
+            }
         }
     }
 
     // MARK: Closing (any thread)
 
-    /// Asks the reader thread to shut down; returns immediately.
+    /// Asks the poller to close the port; returns immediately.
     func requestClose() {
         state.withLock { state in
             guard !state.released else { return }
@@ -173,7 +156,7 @@ final class SerialPortIO: Sendable {
         }
     }
 
-    /// Asks the reader thread to shut down and waits until the fd is closed and the lock released.
+    /// Asks the poller to close the port and waits until the fd is closed and the lock released.
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let released = state.withLock { state in
