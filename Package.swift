@@ -75,7 +75,7 @@ let package = Package(
         // Layer 0: pure value types and parsers; Foundation only.
         .target(name: "DeviceIdentity"),
         .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
-        .target(name: "ATKit"),
+        .target(name: "ATKit", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
 
         // The modem simulator: pseudo-terminals playing module families, for tests, demo and benchmarks.
         .target(name: "ModemSimulatorKit", path: "tools/modem-sim/Sources"),
@@ -165,8 +165,8 @@ let package = Package(
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        // glibc's <malloc.h> (mallopt), for nbgwd's arena limit; part of libc, nothing to link.
-        .systemLibrary(name: "CMalloc"),
+        // glibc headers the Glibc module leaves out (<malloc.h>, <sys/epoll.h>); part of libc.
+        .systemLibrary(name: "CLinux"),
         .target(
             name: "Discovery",
             dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
@@ -215,7 +215,7 @@ let package = Package(
             name: "nbgwd",
             dependencies: [
                 "Daemon",
-                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

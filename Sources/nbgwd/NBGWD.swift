@@ -5,8 +5,8 @@ import Logging
 import Metrics
 import Prometheus
 
-#if canImport(CMalloc)
-import CMalloc
+#if canImport(CLinux)
+import CLinux
 #endif
 
 /// `nbgwd`: the gateway daemon. Thin: it parses flags, loads the configuration, bootstraps
@@ -151,7 +151,7 @@ struct NBGWD: AsyncParsableCommand {
     /// its own partly used pages; the daemon's few threads allocate little, and with 32 modules the
     /// extra arenas were about 0.35 MB of its resident memory (docs/operations.md, "Memory").
     static func limitMallocArenas(environment: [String: String]) {
-        #if canImport(CMalloc) && os(Linux)
+        #if canImport(CLinux) && os(Linux)
         if environment["MALLOC_ARENA_MAX"] == nil {
             _ = mallopt(M_ARENA_MAX, 1)
         }
