@@ -182,6 +182,36 @@ struct SerialPortTransportTests {
         }
     }
 
+    @Test(
+        "48 ports at once (one poller reads them all): each gets its own bytes; closing or hanging up some leaves the rest working"
+    )
+    func manyPortsStayIndependent() async throws {
+        let ptys = try (0..<48).map { _ in try PseudoTerminal() }
+        let transports = try ptys.map { try SerialPortTransport(path: $0.slavePath) }
+        for pty in ptys { pty.releaseSlave() }
+        for (index, pty) in ptys.enumerated() { try pty.write("\r\n+CSQ: \(index),99\r\n") }
+        for (index, transport) in transports.enumerated() {
+            let line = "\r\n+CSQ: \(index),99\r\n"
+            #expect(try await read(transport, count: line.utf8.count) == Array(line.utf8))
+        }
+        // Every third port closed by us, every third hung up by its modem, the rest kept.
+        for index in stride(from: 0, to: 48, by: 3) { await transports[index].close() }
+        for index in stride(from: 1, to: 48, by: 3) { ptys[index].closeMaster() }
+        for index in stride(from: 1, to: 48, by: 3) {
+            await #expect(throws: ATTransportError.self) {
+                while true { _ = try await transports[index].read() }
+            }
+        }
+        for index in stride(from: 2, to: 48, by: 3) {
+            try await transports[index].write(Array("AT+CSQ\r".utf8))
+            #expect(try await ptys[index].readBytes(7) == Array("AT+CSQ\r".utf8))
+            try ptys[index].write("\r\nOK\r\n")
+            #expect(try await read(transports[index], count: 6) == Array("\r\nOK\r\n".utf8))
+        }
+        for transport in transports { await transport.close() }
+        for index in stride(from: 0, to: 48, by: 3) { try await ptys[index].waitForSlaveClose() }
+    }
+
     @Test func droppingTheLastReferenceClosesThePort() async throws {
         let pty = try PseudoTerminal()
         do {
