@@ -60,9 +60,9 @@ final class SerialPortIO: Sendable {
         self.writeQueue = DispatchQueue(label: "ATKit.SerialPort.write \(port)")
     }
 
-    /// Hands the port to the poller, which reads it from now on. Call once.
-    func start() {
-        SerialPortPoller.shared.add(self)
+    /// Hands the port to `poller`, which reads it from now on. Call once.
+    func start(on poller: SerialPortPoller) {
+        poller.add(self)
     }
 
     var closeReason: ATTransportError.CloseReason? { state.withLock { $0.closeReason } }

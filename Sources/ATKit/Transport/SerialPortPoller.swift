@@ -22,7 +22,23 @@ import CLinux
 ///
 /// Started on the first port and kept for the life of the process (an idle wait costs nothing).
 final class SerialPortPoller: @unchecked Sendable {
-    static let shared = SerialPortPoller()
+    private static let instance = ATLocked<SerialPortPoller?>(nil)
+
+    /// The process's poller, made at the first port. When the process is out of descriptors at
+    /// that moment the port fails to open (naming `port`); the next port tries again.
+    static func shared(opening port: String) throws(ATTransportError) -> SerialPortPoller {
+        let result: Result<SerialPortPoller, ATTransportError> = instance.withLock { instance in
+            if let instance { return .success(instance) }
+            do throws(ATTransportError) {
+                let made = try SerialPortPoller(opening: port)
+                instance = made
+                return .success(made)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
 
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -35,25 +51,30 @@ final class SerialPortPoller: @unchecked Sendable {
     private let epollFD: Int32
     #endif
 
-    private init() {
+    private init(opening port: String) throws(ATTransportError) {
         var ends: [Int32] = [-1, -1]
-        // Without these the process cannot read any serial port; they are created once, at the
-        // first port, so failing here means the process is out of descriptors at that moment.
-        precondition(pipe(&ends) == 0, "ATKit: cannot create the serial poller's wake pipe (errno \(errno))")
+        guard pipe(&ends) == 0 else {
+            throw .configurationFailed(port: port, operation: "pipe (serial poller)", errno: errno)
+        }
         for end in ends {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
         #if os(Linux)
-        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        precondition(epollFD >= 0, "ATKit: cannot create the serial poller's epoll instance (errno \(errno))")
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
         event.data.u64 = 0
-        precondition(epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeRead, &event) == 0, "ATKit: epoll_ctl (errno \(errno))")
+        if epollFD < 0 || epoll_ctl(epollFD, EPOLL_CTL_ADD, ends[0], &event) != 0 {
+            let code = errno
+            if epollFD >= 0 { _ = posixClose(epollFD) }
+            for end in ends { _ = posixClose(end) }
+            throw .configurationFailed(port: port, operation: "epoll (serial poller)", errno: code)
+        }
+        self.epollFD = epollFD
         #endif
+        wakeRead = ends[0]
+        wakeWrite = ends[1]
     }
 
     /// Reads `port` from now on, until it closes.

@@ -42,6 +42,7 @@ public final class SerialPortTransport: ATTransport {
             throw .openFailed(port: path, errno: errno)
         }
         var wakePipe: [Int32] = [-1, -1]
+        let poller: SerialPortPoller
         do throws(ATTransportError) {
             if configuration.exclusive {
                 if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -61,6 +62,7 @@ public final class SerialPortTransport: ATTransport {
                 _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
                 _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             }
+            poller = try SerialPortPoller.shared(opening: path)
         } catch {
             for end in wakePipe where end >= 0 { posixClose(end) }
             posixClose(fd)  // also drops the flock
@@ -76,7 +78,7 @@ public final class SerialPortTransport: ATTransport {
             exclusive: configuration.exclusive,
             receiveBufferLimit: configuration.receiveBufferLimit
         )
-        io.start()
+        io.start(on: poller)
     }
 
     deinit {
