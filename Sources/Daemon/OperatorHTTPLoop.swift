@@ -153,8 +153,12 @@ final class OperatorHTTPLoop: @unchecked Sendable {
             }
             let timeout: Int32 =
                 earliest == .max ? -1 : Int32(clamping: (earliest > now ? earliest - now : 0) / 1_000_000 + 1)
-            let ready = poll(&fds, nfds_t(fds.count), timeout)
-            if ready < 0 && errno != EINTR { break }
+            if poll(&fds, nfds_t(fds.count), timeout) < 0 {
+                // EINTR, or ENOMEM (the kernel's table for the call): the next round may get it.
+                // Anything else is a bug in the set built above; stop rather than spin.
+                if errno == EINTR || errno == ENOMEM { continue }
+                break
+            }
 
             if fds[0].revents != 0 { drainWakePipe() }
             var first = 1
