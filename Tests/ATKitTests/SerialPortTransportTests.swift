@@ -212,6 +212,33 @@ struct SerialPortTransportTests {
         for index in stride(from: 0, to: 48, by: 3) { try await ptys[index].waitForSlaveClose() }
     }
 
+    @Test("a port that sends without pause does not starve another port read by the same poller")
+    func aBabblingPortDoesNotStarveTheOthers() async throws {
+        let babbling = try PseudoTerminal()
+        let quiet = try PseudoTerminal()
+        let noisy = try SerialPortTransport(path: babbling.slavePath)
+        let transport = try SerialPortTransport(path: quiet.slavePath)
+        babbling.releaseSlave()
+        quiet.releaseSlave()
+        let stop = ATTestFlag()
+        let master = babbling.master
+        // The modem side floods its port from a thread of its own as fast as the TTY takes it.
+        let flooder = Thread {
+            let garbage = [UInt8](repeating: 0x55, count: 4096)
+            while !stop.isSet { _ = garbage.withUnsafeBytes { Glibc.write(master, $0.baseAddress, $0.count) } }
+        }
+        flooder.start()
+        let drain = Task { while true { _ = try await noisy.read() } }
+        try await transport.write(Array("AT\r".utf8))
+        #expect(try await quiet.readBytes(3) == Array("AT\r".utf8))
+        try quiet.write("\r\nOK\r\n")
+        #expect(try await read(transport, count: 6) == Array("\r\nOK\r\n".utf8))
+        stop.set()
+        drain.cancel()
+        await noisy.close()
+        await transport.close()
+    }
+
     @Test func droppingTheLastReferenceClosesThePort() async throws {
         let pty = try PseudoTerminal()
         do {
@@ -220,4 +247,12 @@ struct SerialPortTransportTests {
         pty.releaseSlave()
         try await pty.waitForSlaveClose()
     }
+}
+
+/// A flag a test sets from one thread and a helper thread reads.
+final class ATTestFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
 }

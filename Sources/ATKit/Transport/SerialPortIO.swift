@@ -71,8 +71,16 @@ final class SerialPortIO: Sendable {
 
     private enum ReadOutcome {
         case drained
+        /// The port's turn is over with bytes still waiting; the poller comes back to it.
+        case more
         case closed(ATTransportError.CloseReason)
     }
+
+    /// Reads of one buffer each a port gets per wake-up. Why a bound: one thread reads every port,
+    /// and a port that sends without pause (a babbling module, garbage on the line) would
+    /// otherwise keep it reading that port forever while every other port starved. Readiness is
+    /// level-triggered, so what is left is read at the next turn, after the other ready ports.
+    static let readsPerTurn = 4
 
     /// Handles what `poll()` reported for this port's fd and wake pipe: reads what arrived into the
     /// inbox; returns why the port must close, or nil while it stays open.
@@ -94,14 +102,19 @@ final class SerialPortIO: Sendable {
             // Hung up and nothing left to read; without this check poll() would keep returning
             // POLLHUP and the poller would spin.
             return events & Int32(POLLHUP | POLLERR) != 0 ? .hangUp : nil
+        case .more:
+            return nil
         }
     }
 
     private func readAvailable(into buffer: inout [UInt8]) -> ReadOutcome {
+        var reads = 0
         while true {
+            guard reads < Self.readsPerTurn else { return .more }
             let count = buffer.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 inbox.append(buffer[0..<count])
+                reads += 1
                 continue
             }
             if count == 0 {
