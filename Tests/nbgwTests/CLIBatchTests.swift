@@ -31,13 +31,22 @@ struct CLIBatchTests {
         let arguments = [
             "bind", "--csv", input, "--account", "alice", "--home", "lab", "--chunk-size", "150", "--json",
         ]
+        let reportPath = input + ".report.csv"
         var generator = SystemRandomNumberGenerator()
         var killed = 0
         var finished: CLI.Result?
         for _ in 0..<40 {
+            // A random moment of the run, picked by its progress (the report grows a chunk at a time),
+            // not by the clock: a fixed range of waits either never reached the work on a slow machine
+            // or outlasted the whole run on a fast one (CI: 6000 rows done before any kill).
+            let reported = Self.lineCount(reportPath)
             let started = try cli.start(arguments)
-            // A random moment in the run: picking the moment is what this wait is for, nothing waits on it.
-            usleep(UInt32.random(in: 30_000...400_000, using: &generator))
+            if count - reported > 2 * 150 {
+                let target = reported + Int.random(in: 1...(count - reported - 150), using: &generator)
+                while started.0.isRunning && Self.lineCount(reportPath) < target { usleep(2_000) }
+                // Then somewhere inside the next chunk, not always right after a flush.
+                usleep(UInt32.random(in: 0...20_000, using: &generator))
+            }
             if started.0.isRunning {
                 kill(started.0.processIdentifier, SIGKILL)
             }
@@ -77,6 +86,22 @@ struct CLIBatchTests {
         let lines = report.map { $0.split(separator: ",", maxSplits: 1)[0] }.compactMap { Int($0) }
         #expect(lines.count == count)
         #expect(lines == Array(2...(count + 1)))
+    }
+
+    /// Lines in the file at `path` so far (0 when there is none yet).
+    static func lineCount(_ path: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: path) else { return 0 }
+        return data.withUnsafeBytes { bytes in
+            guard var cursor = bytes.baseAddress else { return 0 }
+            var remaining = bytes.count
+            var lines = 0
+            while remaining > 0, let found = memchr(cursor, 0x0A, remaining).map(UnsafeRawPointer.init) {
+                lines += 1
+                remaining -= cursor.distance(to: found) + 1
+                cursor = found + 1
+            }
+            return lines
+        }
     }
 
     @Test("Batch exit statuses: 1 when rows failed, MISSING_FIELD's status without a qr header, JSON summary")
