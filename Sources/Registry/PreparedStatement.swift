@@ -80,6 +80,10 @@ final class PreparedStatement {
 
     /// Binds `values` to parameters 1, 2, … in order.
     func bind(_ values: PreparedStatement.Value...) {
+        bind(values)
+    }
+
+    private func bind(_ values: [PreparedStatement.Value]) {
         for (offset, value) in values.enumerated() {
             switch value {
             case .integer(let number): bind(Int32(offset + 1), number)
@@ -92,6 +96,12 @@ final class PreparedStatement {
     enum Value {
         case integer(Int64?)
         case text(String?)
+    }
+
+    /// ``bind(_:)-(Value...)``, returning the statement (for one-line queries).
+    func binding(_ values: PreparedStatement.Value...) -> PreparedStatement {
+        bind(values)
+        return self
     }
 
     /// Steps once and resets: the first row's columns read by `read`, or nil when there is none.
@@ -142,6 +152,13 @@ final class PreparedStatement {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// A BLOB (or TEXT) column's bytes; empty for NULL.
+    func bytes(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let blob = sqlite3_column_blob(handle, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: blob, count: count))
     }
 
     var changes: Int { Int(sqlite3_changes(connection)) }

@@ -72,21 +72,32 @@ extension Registry {
     /// The live (unrevoked) key whose prefix is `prefix` and whose stored digest equals `keyHash`,
     /// compared in constant time; nil otherwise (unknown, revoked or wrong).
     public func verifyAPIKey(prefix: String, keyHash: [UInt8]) throws(NBGWError) -> APIKey? {
-        let row = try read { db in
-            try Row.fetchOne(
-                db.cachedStatement(
-                    sql:
-                        "SELECT name, prefix, key_hash, created_at, revoked_at, last_used_at FROM api_key WHERE prefix = ?"
-                ),
-                arguments: [prefix]
-            )
+        // One statement, so it is atomic by itself: read without GRDB's isolating transaction
+        // (`BEGIN`/`COMMIT` around it cost more than the lookup; every request pays this).
+        let found: (key: APIKey, hash: [UInt8])?
+        do {
+            found = try pool.unsafeRead { db in
+                try PreparedStatement.cached(
+                    db,
+                    "SELECT name, prefix, key_hash, created_at, revoked_at, last_used_at FROM api_key WHERE prefix = ?"
+                ).binding(.text(prefix)).first { row in
+                    let key = APIKey(
+                        name: row.string(0) ?? "",
+                        prefix: row.string(1) ?? "",
+                        createdAt: Date(millis: row.int64(3)),
+                        revokedAt: row.optionalInt64(4).map(Date.init(millis:)),
+                        lastUsedAt: row.optionalInt64(5).map(Date.init(millis:))
+                    )
+                    return (key, row.bytes(2))
+                }
+            }
+        } catch {
+            throw Registry.storeError(error, path: path)
         }
         // Compare against a dummy digest when the prefix is unknown, so timing does not say which.
-        let stored: [UInt8] = (row?["key_hash"] as Data?).map { [UInt8]($0) } ?? [UInt8](repeating: 0, count: 32)
-        let matches = Registry.constantTimeEqual(stored, keyHash)
-        guard let row, matches else { return nil }
-        let key = Registry.apiKey(row)
-        return key.isRevoked ? nil : key
+        let matches = Registry.constantTimeEqual(found?.hash ?? [UInt8](repeating: 0, count: 32), keyHash)
+        guard let found, matches else { return nil }
+        return found.key.isRevoked ? nil : found.key
     }
 
     /// Records that the key was used (callers throttle this; it is informational). Waits at most
