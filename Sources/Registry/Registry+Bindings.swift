@@ -96,15 +96,26 @@ extension Registry {
         }
         let accountID = facts.facts.account!.id
         let homeID = facts.facts.home!.id
-        let tokenID =
-            try facts.tokenRow
-            ?? insertToken(db, homeID: homeID, home: command.home, now: now, operator: command.operator).rowID
-        let useToken = try PreparedStatement.cached(
-            db,
-            "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?"
-        )
-        useToken.bind(.integer(now), .integer(facts.deviceRow), .integer(tokenID))
-        try useToken.run()
+        let tokenID: Int64
+        if let presented = facts.tokenRow {
+            let useToken = try PreparedStatement.cached(
+                db,
+                "UPDATE pairing_token SET used_at = ?, used_by_device = ? WHERE id = ?"
+            )
+            useToken.bind(.integer(now), .integer(facts.deviceRow), .integer(presented))
+            try useToken.run()
+            tokenID = presented
+        } else {
+            tokenID =
+                try insertToken(
+                    db,
+                    homeID: homeID,
+                    home: command.home,
+                    now: now,
+                    operator: command.operator,
+                    usedByDevice: facts.deviceRow
+                ).rowID
+        }
         let insert = try PreparedStatement.cached(
             db,
             """

@@ -66,12 +66,17 @@ extension Registry {
     }
 
     /// Inserts a fresh token and returns it with its row id.
+    ///
+    /// - Parameter usedByDevice: a bind without a token issues one and uses it at once: the row is
+    ///   inserted already used by that device (row id), which is what inserting it and then
+    ///   marking it used would leave, in one statement instead of two.
     static func insertToken(
         _ db: Database,
         homeID: Int64,
         home: String,
         now: Int64,
-        operator: String?
+        operator: String?,
+        usedByDevice: Int64? = nil
     ) throws
         -> (token: PairingToken, rowID: Int64)
     {
@@ -79,9 +84,19 @@ extension Registry {
         let expires = now + BindingRules.pairingTokenLifetime.milliseconds
         let insert = try PreparedStatement.cached(
             db,
-            "INSERT INTO pairing_token (token, home_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
+            """
+            INSERT INTO pairing_token (token, home_id, created_at, expires_at, used_at, used_by_device)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """
         )
-        insert.bind(.text(token), .integer(homeID), .integer(now), .integer(expires))
+        insert.bind(
+            .text(token),
+            .integer(homeID),
+            .integer(now),
+            .integer(expires),
+            .integer(usedByDevice == nil ? nil : now),
+            .integer(usedByDevice)
+        )
         try insert.run()
         let rowID = db.lastInsertedRowID
         // The token itself is a secret for its 10 minutes: the audit log records only its row id.
