@@ -13,12 +13,26 @@ extension ModemSupervisor {
     ) async {
         var change = change
         change.state = state.rawValue
-        do {
-            if try await context.registry.updateModem(port: path, change) == nil {
-                log(.warning, "the store has no present row for the port; state \(state.rawValue) not recorded")
+        // The write runs in a task of its own: a cancelled task's store write is refused, and this
+        // task can be cancelled at any moment, e.g. by the unplug event that follows the port's
+        // own hang-up between seeing the port close and recording `absent` (seen in CI: the row
+        // stayed `ready` for a module that was gone).
+        let registry = context.registry
+        let path = self.path
+        let written = await Task { () async -> Result<ModemRecord?, any Error> in
+            do {
+                return .success(try await registry.updateModem(port: path, change))
+            } catch {
+                return .failure(error)
             }
-        } catch {
+        }.value
+        switch written {
+        case .success(nil):
+            log(.warning, "the store has no present row for the port; state \(state.rawValue) not recorded")
+        case .failure(let error):
             log(.warning, "cannot record state \(state.rawValue) in the store: \(error)")
+        case .success:
+            break
         }
         announce(state, failure: failure, retryIn: retryIn)
     }
