@@ -108,12 +108,14 @@ extension Registry {
             operator: `operator`,
             detail: "token#\(rowID)"
         )
-        let record = PairingToken(
+        var record = PairingToken(
             token: token,
             home: home,
             createdAt: Date(millis: now),
             expiresAt: Date(millis: expires)
         )
+        // Only the device's row id is known here; callers that need its device id have it.
+        if usedByDevice != nil { record.usedAt = Date(millis: now) }
         return (record, rowID)
     }
 
