@@ -66,17 +66,12 @@ extension Registry {
     }
 
     /// Inserts a fresh token and returns it with its row id.
-    ///
-    /// - Parameter usedByDevice: a bind without a token issues one and uses it at once: the row is
-    ///   inserted already used by that device (row id), which is what inserting it and then
-    ///   marking it used would leave, in one statement instead of two.
     static func insertToken(
         _ db: Database,
         homeID: Int64,
         home: String,
         now: Int64,
-        operator: String?,
-        usedByDevice: Int64? = nil
+        operator: String?
     ) throws
         -> (token: PairingToken, rowID: Int64)
     {
@@ -84,19 +79,9 @@ extension Registry {
         let expires = now + BindingRules.pairingTokenLifetime.milliseconds
         let insert = try PreparedStatement.cached(
             db,
-            """
-            INSERT INTO pairing_token (token, home_id, created_at, expires_at, used_at, used_by_device)
-            VALUES (?, ?, ?, ?, ?, ?)
-            """
+            "INSERT INTO pairing_token (token, home_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
         )
-        insert.bind(
-            .text(token),
-            .integer(homeID),
-            .integer(now),
-            .integer(expires),
-            .integer(usedByDevice == nil ? nil : now),
-            .integer(usedByDevice)
-        )
+        insert.bind(.text(token), .integer(homeID), .integer(now), .integer(expires))
         try insert.run()
         let rowID = db.lastInsertedRowID
         // The token itself is a secret for its 10 minutes: the audit log records only its row id.
@@ -108,14 +93,12 @@ extension Registry {
             operator: `operator`,
             detail: "token#\(rowID)"
         )
-        var record = PairingToken(
+        let record = PairingToken(
             token: token,
             home: home,
             createdAt: Date(millis: now),
             expiresAt: Date(millis: expires)
         )
-        // Only the device's row id is known here; callers that need its device id have it.
-        if usedByDevice != nil { record.usedAt = Date(millis: now) }
         return (record, rowID)
     }
 

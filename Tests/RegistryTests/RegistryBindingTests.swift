@@ -124,25 +124,31 @@ struct RegistryBindingTests {
         f.expectCode(.tokenExpired) { _ = try f.bind(f.meter, "alice", "alice-home", token: late.token) }
     }
 
-    @Test("A bind without a token issues one that is already used by the device when the bind commits")
-    func implicitTokenIsUsedAtOnce() throws {
+    @Test("A bind without a token invents none: the binding has no token and nothing else changes")
+    func tokenlessBindHasNoToken() throws {
         let f = try Fixture()
-        f.clock.advance(by: 5)
+        let tokensBefore = try f.registry.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM pairing_token")
+        }
+        let eventsBefore = try f.registry.auditLog().map(\.event)
         #expect(try f.bind(f.meter, "alice", "alice-home").status == .bound)
-        let row = try f.registry.pool.read { db in
+        let tokenID = try f.registry.pool.read { db in
             try Row.fetchOne(
                 db,
-                sql: """
-                    SELECT t.created_at, t.used_at, d.device_id, b.bound_at FROM binding b
-                    JOIN pairing_token t ON t.id = b.token_id JOIN device d ON d.id = t.used_by_device
-                    """
+                sql: "SELECT b.token_id FROM binding b JOIN device d ON d.id = b.device_row WHERE d.device_id = ?",
+                arguments: [f.meter.deviceID]
             )
         }
-        let found = try #require(row, "the binding's token is not marked used by a device")
-        #expect(found["device_id"] as String? == f.meter.deviceID)
-        #expect(found["used_at"] as Int64? == found["bound_at"] as Int64?)
-        #expect(found["used_at"] as Int64? == found["created_at"] as Int64?)
-        #expect(try f.registry.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pairing_token") } == 1)
+        let row = try #require(tokenID, "the bind left no binding row")
+        #expect(row["token_id"] as Int64? == nil)
+        #expect(
+            try f.registry.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pairing_token") }
+                == tokensBefore
+        )
+        let bindAudit = try #require(try f.registry.auditLog(deviceID: f.meter.deviceID).last)
+        #expect(bindAudit.event == "bind")
+        #expect(bindAudit.detail == nil)
+        #expect(try f.registry.auditLog().map(\.event) == eventsBefore + ["bind"])
     }
 
     @Test("A token of another home or an unknown token is invalid")
