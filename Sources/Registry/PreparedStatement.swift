@@ -16,10 +16,16 @@ final class PreparedStatement {
     /// importable, so it is rebuilt from its documented value (-1).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    init(_ db: Database, sql: String) throws {
+    convenience init(_ db: Database, sql: String) throws {
         guard let connection = db.sqliteConnection else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "connection is closed", sql: sql)
         }
+        try self.init(connection: connection, sql: sql)
+    }
+
+    /// A statement on a connection nbgw opened itself, outside GRDB (``APIKeyReader``); finalized
+    /// when the statement is released.
+    init(connection: OpaquePointer, sql: String) throws {
         self.connection = connection
         self.sql = sql
         var statement: OpaquePointer?

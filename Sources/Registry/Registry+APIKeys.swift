@@ -46,7 +46,14 @@ extension Registry {
     /// Every API key, revoked ones included, by name.
     public func apiKeys() throws(NBGWError) -> [APIKey] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM api_key ORDER BY name").map(Registry.apiKey)
+            let statement = try PreparedStatement.cached(
+                db,
+                "SELECT \(Registry.apiKeyColumns) FROM api_key ORDER BY name"
+            )
+            defer { statement.reset() }
+            var keys: [APIKey] = []
+            while try statement.step() { keys.append(Registry.apiKey(statement)) }
+            return keys
         }
     }
 
@@ -55,13 +62,16 @@ extension Registry {
     public func revokeAPIKey(name: String) throws(NBGWError) -> APIKey {
         let now = nowMillis()
         return try write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM api_key WHERE name = ?", arguments: [name]) else {
+            let select = try PreparedStatement.cached(
+                db,
+                "SELECT \(Registry.apiKeyColumns) FROM api_key WHERE name = ?"
+            )
+            guard var key = try select.binding(.text(name)).first(Registry.apiKey) else {
                 throw NBGWError(
                     .invalidArgument,
                     "no API key named \(name.escapedForDisplay()); list them with `nbgw apikeys list`"
                 )
             }
-            var key = Registry.apiKey(row)
             guard key.revokedAt == nil else { return key }
             try db.execute(sql: "UPDATE api_key SET revoked_at = ? WHERE name = ?", arguments: [now, name])
             key.revokedAt = Date(millis: now)
@@ -72,28 +82,7 @@ extension Registry {
     /// The live (unrevoked) key whose prefix is `prefix` and whose stored digest equals `keyHash`,
     /// compared in constant time; nil otherwise (unknown, revoked or wrong).
     public func verifyAPIKey(prefix: String, keyHash: [UInt8]) throws(NBGWError) -> APIKey? {
-        // One statement, so it is atomic by itself: read without GRDB's isolating transaction
-        // (`BEGIN`/`COMMIT` around it cost more than the lookup; every request pays this).
-        let found: (key: APIKey, hash: [UInt8])?
-        do {
-            found = try pool.unsafeRead { db in
-                try PreparedStatement.cached(
-                    db,
-                    "SELECT name, prefix, key_hash, created_at, revoked_at, last_used_at FROM api_key WHERE prefix = ?"
-                ).binding(.text(prefix)).first { row in
-                    let key = APIKey(
-                        name: row.string(0) ?? "",
-                        prefix: row.string(1) ?? "",
-                        createdAt: Date(millis: row.int64(3)),
-                        revokedAt: row.optionalInt64(4).map(Date.init(millis:)),
-                        lastUsedAt: row.optionalInt64(5).map(Date.init(millis:))
-                    )
-                    return (key, row.bytes(2))
-                }
-            }
-        } catch {
-            throw Registry.storeError(error, path: path)
-        }
+        let found = try keyReader.key(prefix: prefix)
         // Compare against a dummy digest when the prefix is unknown, so timing does not say which.
         let matches = Registry.constantTimeEqual(found?.hash ?? [UInt8](repeating: 0, count: 32), keyHash)
         guard let found, matches else { return nil }
@@ -143,13 +132,18 @@ extension Registry {
         }
     }
 
-    static func apiKey(_ row: Row) -> APIKey {
+    /// The columns ``apiKey(_:)`` reads, in its order (every query of keys selects these first).
+    static let apiKeyColumns = "name, prefix, created_at, revoked_at, last_used_at"
+    static let apiKeyColumnCount: Int32 = 5
+
+    /// The key in the current row of a statement that selected ``apiKeyColumns`` first.
+    static func apiKey(_ row: PreparedStatement) -> APIKey {
         APIKey(
-            name: row["name"],
-            prefix: row["prefix"],
-            createdAt: Date(millis: row["created_at"]),
-            revokedAt: (row["revoked_at"] as Int64?).map(Date.init(millis:)),
-            lastUsedAt: (row["last_used_at"] as Int64?).map(Date.init(millis:))
+            name: row.string(0) ?? "",
+            prefix: row.string(1) ?? "",
+            createdAt: Date(millis: row.int64(2)),
+            revokedAt: row.optionalInt64(3).map(Date.init(millis:)),
+            lastUsedAt: row.optionalInt64(4).map(Date.init(millis:))
         )
     }
 }

@@ -22,6 +22,8 @@ public final class Registry: Sendable {
     let checkpointer: BackgroundCheckpointer
     /// Binds waiting to be committed together (``bindInGroup(_:timeout:enqueue:)``).
     let bindQueue = BindQueue()
+    /// The API key lookup's own connection (``verifyAPIKey(prefix:keyHash:)``).
+    let keyReader: APIKeyReader
 
     /// How the write-ahead log gets copied back into the database file (a checkpoint, which is
     /// where SQLite fsyncs in WAL mode with `synchronous = NORMAL`).
@@ -55,6 +57,7 @@ public final class Registry: Sendable {
         self.clock = clock
         self.busyTimeout = busyTimeout
         self.checkpointer = BackgroundCheckpointer(path: path)
+        self.keyReader = APIKeyReader(path: path, busyTimeout: busyTimeout)
         do {
             try Registry.createFileIfMissing(path)
             var configuration = Configuration()
@@ -94,7 +97,7 @@ public final class Registry: Sendable {
             let started = try checkpointer.start(every: interval) {
                 // On the writer, between two of its transactions: nothing commits meanwhile, so this
                 // copies the last frames and the next write restarts the log from its beginning.
-                try? pool.writeWithoutTransaction { db in
+                pool.writeWithoutTransaction { db in
                     _ = BackgroundCheckpointer.passive(db.sqliteConnection)
                 }
             }
