@@ -48,7 +48,8 @@ public struct BindFacts: Sendable {
     }
 
     public enum TokenFacts: Sendable {
-        /// No token given: the bind issues and uses its own (CLI), or the batch job stands for it (CSV).
+        /// No token given: the bind is made on its caller's authority (an API key, the local
+        /// operator, a CSV batch job) and stores no token.
         case notGiven
         /// A token was given but the store has no such token.
         case unknown

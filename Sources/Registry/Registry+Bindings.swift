@@ -57,9 +57,17 @@ extension Registry {
     /// A bind is a handful of indexed lookups and inserts, so their fixed costs dominate: every
     /// statement is prepared once per connection (GRDB's statement cache) and run through the C API
     /// (``PreparedStatement/cached(_:_:)``), without GRDB's argument arrays and row objects.
-    static func bindRules(_ db: Database, _ command: BindCommand, now: Int64) throws -> BindOutcome {
+    ///
+    /// - Parameter owners: the account and home facts already read in this transaction (a group
+    ///   commit passes one for all its binds; a lone bind a fresh one).
+    static func bindRules(
+        _ db: Database,
+        _ command: BindCommand,
+        now: Int64,
+        owners: inout OwnerFacts
+    ) throws -> BindOutcome {
         let device = command.deviceID.rawValue
-        let facts = try gatherFacts(db, command)
+        let facts = try gatherFacts(db, command, owners: &owners)
         let decision = try BindingRules.evaluate(facts.facts, nowMillis: now)
         let imei = facts.facts.device?.imei ?? ""
         if decision == .unchanged {
@@ -167,30 +175,36 @@ extension Registry {
     /// Reads the facts ``BindingRules/evaluate(_:nowMillis:)`` decides on, inside the bind's transaction.
     static func gatherFacts(
         _ db: Database,
-        _ command: BindCommand
+        _ command: BindCommand,
+        owners: inout OwnerFacts
     ) throws
         -> (facts: BindFacts, deviceRow: Int64?, tokenRow: Int64?)
     {
-        let accounts = try PreparedStatement.cached(db, "SELECT id, role FROM account WHERE name = ?")
-        accounts.bind(.text(command.account))
-        let account = try accounts.first {
-            BindFacts.AccountFacts(id: $0.int64(0), isOwner: $0.string(1) == Account.Role.owner.rawValue)
-        }
-        let homes = try PreparedStatement.cached(db, "SELECT id, owner_account_id FROM home WHERE name = ?")
-        homes.bind(.text(command.home))
-        var home = try homes.first {
-            BindFacts.HomeFacts(id: $0.int64(0), ownerAccountID: $0.int64(1), allowedProducts: [])
-        }
-        if let id = home?.id {
-            let products = try PreparedStatement.cached(
-                db,
-                "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id"
-            )
-            products.bind(.integer(id))
-            defer { products.reset() }
-            while try products.step() {
-                if let product = products.string(0) { home?.allowedProducts.append(product) }
+        let account = try owners.account(command.account) {
+            let accounts = try PreparedStatement.cached(db, "SELECT id, role FROM account WHERE name = ?")
+            accounts.bind(.text(command.account))
+            return try accounts.first {
+                BindFacts.AccountFacts(id: $0.int64(0), isOwner: $0.string(1) == Account.Role.owner.rawValue)
             }
+        }
+        let home = try owners.home(command.home) {
+            let homes = try PreparedStatement.cached(db, "SELECT id, owner_account_id FROM home WHERE name = ?")
+            homes.bind(.text(command.home))
+            var home = try homes.first {
+                BindFacts.HomeFacts(id: $0.int64(0), ownerAccountID: $0.int64(1), allowedProducts: [])
+            }
+            if let id = home?.id {
+                let products = try PreparedStatement.cached(
+                    db,
+                    "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id"
+                )
+                products.bind(.integer(id))
+                defer { products.reset() }
+                while try products.step() {
+                    if let product = products.string(0) { home?.allowedProducts.append(product) }
+                }
+            }
+            return home
         }
         let devices = try PreparedStatement.cached(
             db,

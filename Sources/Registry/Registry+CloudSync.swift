@@ -25,7 +25,8 @@ extension Registry {
                 try db.inTransaction(.immediate) {
                     // `now` is read once the write lock is held: waiting for the lock must not let an expired token through.
                     let now = nowMillis()
-                    let outcome = try Registry.bindRules(db, command, now: now)
+                    var owners = OwnerFacts()
+                    let outcome = try Registry.bindRules(db, command, now: now, owners: &owners)
                     var entry: OutboxEntry?
                     if let request = enqueue(outcome) {
                         entry = try Registry.fetchOutbox(db, id: Registry.insertOutbox(db, request, now: now))

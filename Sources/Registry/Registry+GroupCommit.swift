@@ -174,6 +174,9 @@ extension Registry {
         } catch {
             return failAll(Registry.storeError(error, path: path))
         }
+        // Read once for the whole group: nothing else writes during this transaction, and binds
+        // never change accounts or homes (OwnerFacts).
+        var owners = OwnerFacts()
         for index in live {
             let request = group[index]
             do {
@@ -181,7 +184,7 @@ extension Registry {
                 // `now` is read with the write lock held, per bind (as in a lone bind): time spent
                 // waiting must not let an expired token through.
                 let now = nowMillis()
-                let outcome = try Registry.bindRules(db, request.command, now: now)
+                let outcome = try Registry.bindRules(db, request.command, now: now, owners: &owners)
                 var entry: OutboxEntry?
                 if let outbox = request.enqueue(outcome) {
                     entry = try Registry.fetchOutbox(db, id: Registry.insertOutbox(db, outbox, now: now))

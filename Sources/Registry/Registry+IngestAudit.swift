@@ -143,7 +143,7 @@ extension Registry {
     }
 
     /// Appends the `ingest_audit` row of an ingest API bind inside the bind's own transaction
-    /// (``bindRules(_:_:now:)``, ``recordRejection(_:_:)``), linked to the audit row it wrote.
+    /// (``bindRules(_:_:now:owners:)``, ``recordRejection(_:_:)``), linked to the audit row it wrote.
     static func appendIngestAudit(
         _ db: Database,
         at now: Int64,

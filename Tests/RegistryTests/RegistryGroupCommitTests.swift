@@ -150,6 +150,11 @@ struct RegistryGroupCommitTests {
                 Self.command(f.meter.deviceID, "bob", "bob-meters"),
                 Self.command(f.tracker.deviceID, "bob", "bob-meters"),
                 Self.command(f.tracker.deviceID, "gus", "alice-home"),
+                // Unknown names and another owner's home: the group reads each account and home
+                // once (OwnerFacts), and a miss must stay a miss for the binds after it.
+                Self.command(f.tracker.deviceID, "mallory", "alice-home"),
+                Self.command(f.tracker.deviceID, "alice", "nowhere"),
+                Self.command(f.tracker.deviceID, "bob", "alice-home"),
                 Self.command(f.tracker.deviceID, "alice", "alice-home", token: token),
                 Self.command(f.tracker.deviceID, "alice", "alice-home"),
             ]
