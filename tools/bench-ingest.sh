@@ -5,6 +5,8 @@
 #   3. the same binds paced to half the measured peak: p99 there;
 #   4. a control: the no-op route at that pacing (the machine's own p99 floor at that rate).
 # The goal (issue 7): binds/s >= 0.5 x no-op, and p99 < 10 ms at half the peak rate.
+# Each run also reports the server's CPU time per request (from /proc), which the host's other
+# load disturbs far less than rates and latencies: compare builds by it first.
 #
 # Usage: tools/bench-ingest.sh [SECONDS]   (default 10 per run)
 # Env: CONNECTIONS (default 32), THREADS (default 2), DEVICES (default: enough for the runs),
@@ -68,12 +70,20 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-run() { # label, seconds, wrk args… → prints the RESULT line
+# The server's CPU time (user + system, clock ticks) so far. Per request it is the cost that the
+# host's other load disturbs least: throughput and latency on a shared two-vCPU VM swing with
+# whatever else runs there, CPU time per request much less.
+server_ticks() { awk '{print $14 + $15}' "/proc/$server_pid/stat"; }
+ticks_per_second="$(getconf CLK_TCK)"
+run() { # label, seconds, wrk args… → prints the RESULT line, with the server's CPU µs per request
     local label="$1" duration="$2"
     shift 2
-    local line
+    local line before after requests
+    before="$(server_ticks)"
     line="$(wrk -t "$threads" -c "$connections" -d "${duration}s" --timeout 5s "$@" | grep '^RESULT')"
-    echo "$label ${line#RESULT }"
+    after="$(server_ticks)"
+    requests="$(sed -E 's/.* requests=([0-9]+).*/\1/' <<<"$line")"
+    echo "$label ${line#RESULT } cpu_us=$(( (after - before) * 1000000 / ticks_per_second / (requests > 0 ? requests : 1) ))"
 }
 field() { sed -E "s/.* $2=([0-9.]+).*/\1/" <<<"$1"; }
 
@@ -111,6 +121,8 @@ ratio = bind["rps"] / noop["rps"]
 print(f"no-op: {noop['rps']:.0f} req/s, p99 {noop['p99_us']/1000:.2f} ms")
 print(f"binds: {bind['rps']:.0f} binds/s, p99 {bind['p99_us']/1000:.2f} ms, non-2xx {bind['non2xx']:.0f}")
 print(f"ratio binds / no-op: {ratio:.2f} (goal >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})")
+print(f"server CPU per request: no-op {noop['cpu_us']:.0f} us, bind {bind['cpu_us']:.0f} us "
+      f"({bind['cpu_us'] / noop['cpu_us']:.2f}x; the ratio goal needs about <= 2x)")
 print(f"at ~half peak: {half['rps']:.0f} binds/s ({half['rps'] / bind['rps']:.2f} of the peak), "
       f"p99 {half['p99_us']/1000:.2f} ms, non-2xx {half['non2xx']:.0f} "
       f"(goal < 10 ms: {'met' if half['p99_us'] < 10000 else 'NOT met'})")
