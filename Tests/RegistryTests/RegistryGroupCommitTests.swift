@@ -72,6 +72,17 @@ struct RegistryGroupCommitTests {
         }
     }
 
+    @Test("The writer keeps a bind's savepoint journal in memory; readers keep SQLite's default")
+    func statementJournalsInMemoryOnTheWriter() throws {
+        let fixture = try Fixture()
+        // 2 is MEMORY: a savepoint journal past 64 KiB stays in memory instead of spilling to a
+        // temporary file that is created and deleted once per group (Registry.keepStatementJournalsInMemory).
+        let writer = try fixture.registry.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+        let reader = try fixture.registry.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
+        #expect(writer == 2)
+        #expect(reader == 0)
+    }
+
     @Test("64 concurrent binds of distinct devices commit as one group and all are stored")
     func distinctDevicesShareOneCommit() async throws {
         let f = try Fixture()
