@@ -102,7 +102,7 @@ public final class Registry: Sendable {
     /// creates a temporary file (created and unlinked in /var/tmp), writes every further journaled
     /// page to it and deletes it at the commit. At full ingest load one group in ten spilled:
     /// about 1 100 temporary files created and deleted in 5 s, and 35 % of the server's pwrite
-    /// calls (8.5 → 5.4 per bind without the spill; `perf stat` on syscalls). In memory a journal
+    /// calls (8.5 → 5.2 per bind without the spill; `perf stat` on syscalls). In memory a journal
     /// is emptied at each bind's RELEASE, so it holds one bind's pages (about 50 KiB), not a group's.
     /// Readers keep the default: a large sort there may still spill to a temporary file.
     static func keepStatementJournalsInMemory(_ db: Database) throws {
