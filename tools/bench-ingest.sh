@@ -28,6 +28,10 @@ seconds="${1:-10}"
 connections="${CONNECTIONS:-32}"
 threads="${THREADS:-2}"
 rounds="${ROUNDS:-3}"
+if ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
+    echo "bench-ingest: ROUNDS must be a whole number of rounds, 1 or more (got '$rounds')" >&2
+    exit 64
+fi
 port="${PORT:-18080}"
 scratch="${SCRATCH:-.build-bench}"
 # One device range per full-load bind run, plus calibration, paced and a spare one: seconds x 30k
