@@ -90,10 +90,12 @@ let package = Package(
 
         // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // SQLite's process-wide settings, applied when a program linking the store loads.
+        .target(name: "CSQLiteSettings", dependencies: ["CSQLite"]),
         .target(
             name: "Registry",
             dependencies: [
-                "DeviceIdentity", "Pairing", "CSQLite",
+                "DeviceIdentity", "Pairing", "CSQLite", "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

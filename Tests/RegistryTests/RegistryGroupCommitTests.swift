@@ -72,15 +72,36 @@ struct RegistryGroupCommitTests {
         }
     }
 
-    @Test("The writer keeps a bind's savepoint journal in memory; readers keep SQLite's default")
-    func statementJournalsInMemoryOnTheWriter() throws {
+    @Test("A savepoint journal of 160 KiB stays in memory: no temporary file is opened for it")
+    func savepointJournalsStayInMemory() throws {
         let fixture = try Fixture()
-        // 2 is MEMORY: a savepoint journal past 64 KiB stays in memory instead of spilling to a
-        // temporary file that is created and deleted once per group (Registry.keepStatementJournalsInMemory).
-        let writer = try fixture.registry.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
-        let reader = try fixture.registry.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") }
-        #expect(writer == 2)
-        #expect(reader == 0)
+        // SQLITE_OK: applied when the test binary loaded, before any connection (CSQLiteSettings).
+        #expect(Registry.processSettings.journalSpill == 0)
+        #expect(Registry.processSettings.memoryStatistics == 0)
+        try fixture.registry.pool.write { db in
+            try db.execute(sql: "CREATE TABLE spill_probe (x BLOB NOT NULL) STRICT")
+            // 40 rows of 4000 bytes: one page each.
+            for _ in 0..<40 { try db.execute(sql: "INSERT INTO spill_probe VALUES (zeroblob(4000))") }
+        }
+        let temporaryFiles = try fixture.registry.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            defer { try? db.execute(sql: "ROLLBACK") }
+            try db.execute(sql: "SAVEPOINT probe")
+            // Rewrites all 40 pages: the savepoint journals their originals, 160 KiB, past SQLite's
+            // default spill size (64 KiB), under nbgw's (256 KiB, CSQLiteSettings).
+            try db.execute(sql: "UPDATE spill_probe SET x = zeroblob(4001)")
+            return Self.openTemporaryFiles()
+        }
+        #expect(temporaryFiles == 0)
+    }
+
+    /// SQLite's temporary files this process has open (they are unlinked at once: `etilqs_… (deleted)`).
+    static func openTemporaryFiles() -> Int {
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return descriptors.filter { descriptor in
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return target?.contains("etilqs_") == true
+        }.count
     }
 
     @Test("64 concurrent binds of distinct devices commit as one group and all are stored")
