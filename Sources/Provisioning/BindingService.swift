@@ -48,8 +48,8 @@ public struct BindingService: Sendable {
     /// Binds the device a QR names to `account`'s `home`.
     ///
     /// - Parameters:
-    ///   - ingest: who asked over the ingest API; the bind writes its `ingest_audit` row in its own
-    ///     transaction (``BindCommand/IngestOrigin``). Nil everywhere else.
+    ///   - ingest: who asked over the ingest API; the bind records it in its own transaction
+    ///     (``BindCommand/IngestOrigin``). Nil everywhere else.
     ///   - timeout: the activation budget (the seed's 120 s); label resolution and waiting for the
     ///     store's write lock count against it.
     public func bind(

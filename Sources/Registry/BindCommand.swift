@@ -3,9 +3,11 @@ import Pairing
 
 /// Everything the store needs to bind one device. Parsing and label resolution happen before.
 public struct BindCommand: Sendable, Equatable {
-    /// Who asked over the ingest HTTP API. When a command carries one, the bind writes its
-    /// `ingest_audit` row (the key's name and the client's address) in its own transaction, linked to
-    /// the audit row it writes: one commit per HTTP bind, and no change without its trail row.
+    /// Who asked over the ingest HTTP API. When a command carries one, the bind records the key's
+    /// name and the client's address in its own transaction: on the audit row it writes (migration
+    /// v6; a refused bind also links an `ingest_audit` row with the code and message to it), or, for
+    /// an unchanged bind, which writes no audit row, in an `ingest_audit` row. One commit per HTTP
+    /// bind, and no change without its trail.
     public struct IngestOrigin: Sendable, Equatable {
         /// The API key's name (also the bind's `operator`).
         public var apiKey: String

@@ -4,6 +4,9 @@ import Pairing
 
 extension Registry {
     /// Appends one audit row inside the caller's transaction, so the log and the change commit together.
+    ///
+    /// - Parameter origin: the ingest API caller of a bind (the key's name and the client's address,
+    ///   migration v6); nil for everything else. The address is cut to the column's 128 characters.
     static func appendAudit(
         _ db: Database,
         at: Int64,
@@ -15,14 +18,16 @@ extension Registry {
         source: String? = nil,
         operator: String? = nil,
         code: String? = nil,
-        detail: String? = nil
+        detail: String? = nil,
+        origin: BindCommand.IngestOrigin? = nil
     ) throws {
         // Run through the C API: every change writes one of these, binds two.
         let statement = try PreparedStatement.cached(
             db,
             """
-            INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, code, detail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO audit_log
+                (at, event, device_id, imei, account, home, source, operator, code, detail, api_key, client_address)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
         )
         statement.bind(
@@ -35,7 +40,9 @@ extension Registry {
             .text(source),
             .text(`operator`),
             .text(code),
-            .text(detail)
+            .text(detail),
+            .text(origin?.apiKey),
+            .text(origin.map { String($0.clientAddress.prefix(128)) })
         )
         try statement.run()
     }
@@ -65,7 +72,9 @@ extension Registry {
                     source: row["source"],
                     operator: row["operator"],
                     code: row["code"],
-                    detail: row["detail"]
+                    detail: row["detail"],
+                    apiKey: row["api_key"],
+                    clientAddress: row["client_address"]
                 )
             }
         }

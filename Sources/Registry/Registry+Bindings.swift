@@ -52,7 +52,8 @@ extension Registry {
     }
 
     /// Evaluates and applies one bind inside the caller's IMMEDIATE transaction: the binding, the
-    /// token it uses up, its audit row and, for an ingest API command, its `ingest_audit` row.
+    /// token it uses up and its audit row, which for an ingest API command carries the key's name
+    /// and the client's address (an unchanged bind writes an `ingest_audit` row instead).
     ///
     /// A bind is a handful of indexed lookups and inserts, so their fixed costs dominate: every
     /// statement is prepared once per connection (GRDB's statement cache) and run through the C API
@@ -145,19 +146,10 @@ extension Registry {
             home: command.home,
             source: command.source.rawValue,
             operator: command.operator,
-            detail: facts.tokenRow.map { "token#\($0)" }
+            detail: facts.tokenRow.map { "token#\($0)" },
+            // An ingest API bind's trail is this row (migration v6): no `ingest_audit` row.
+            origin: command.ingest
         )
-        if let origin = command.ingest {
-            try appendIngestAudit(
-                db,
-                at: now,
-                auditID: db.lastInsertedRowID,
-                kind: .bind,
-                origin: origin,
-                command: command,
-                tokenID: facts.tokenRow
-            )
-        }
         return BindOutcome(
             status: .bound,
             binding: BindingRecord(
@@ -275,7 +267,8 @@ extension Registry {
             home: command.home,
             source: command.source.rawValue,
             operator: command.operator,
-            code: error.code.rawValue
+            code: error.code.rawValue,
+            origin: command.ingest
         )
         if let origin = command.ingest {
             let auditID = db.lastInsertedRowID

@@ -50,9 +50,12 @@ extension Registry {
         }
     }
 
-    /// One row of the ingest trail, joined to its audit row when it has one.
+    /// One entry of the ingest trail: an `ingest_audit` row, linked to its audit row when it has
+    /// one, or (migration v6) the audit row of a successful ingest API bind, which carries the key's
+    /// name and the client's address itself.
     public struct IngestAuditEntry: Sendable, Equatable, Codable {
-        public var id: Int64
+        /// The `ingest_audit` row's id; nil for an entry that is an audit row (``auditID`` says which).
+        public var id: Int64?
         public var at: Date
         public var auditID: Int64?
         public var event: String
@@ -211,20 +214,28 @@ extension Registry {
         try insert.run()
     }
 
-    /// The ingest trail, oldest first, optionally for one device.
+    /// The ingest trail, oldest first, optionally for one device. Entries of the same millisecond:
+    /// those with an audit row in that row's order, then the others in theirs.
     public func ingestAudit(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [IngestAuditEntry] {
-        try read { db in
-            let rows =
-                if let deviceID {
-                    try Row.fetchAll(
-                        db,
-                        sql: "SELECT * FROM ingest_audit WHERE device_id = ? ORDER BY id LIMIT ?",
-                        arguments: [deviceID, limit]
-                    )
-                } else {
-                    try Row.fetchAll(db, sql: "SELECT * FROM ingest_audit ORDER BY id LIMIT ?", arguments: [limit])
-                }
-            return rows.map(Registry.ingestAuditEntry)
+        // The successful binds' entries are their audit rows (migration v6); an audit row that has
+        // an ingest_audit row of its own (a bind recorded before v6, a refusal) appears once, as that.
+        let filter = deviceID == nil ? "" : "AND device_id = :device"
+        let sql = """
+            SELECT * FROM (
+                SELECT id, at, audit_id, event, api_key, client_address, device_id, account, home, code, message
+                FROM ingest_audit WHERE 1 \(filter)
+                UNION ALL
+                SELECT NULL, at, id, event, api_key, client_address, device_id, account, home, NULL, NULL
+                FROM audit_log a WHERE event = 'bind' AND api_key IS NOT NULL \(filter)
+                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
+            )
+            ORDER BY at, audit_id IS NULL, audit_id, id LIMIT :limit
+            """
+        return try read { db in
+            var arguments: StatementArguments = ["limit": limit]
+            if let deviceID { _ = arguments.append(contentsOf: ["device": deviceID]) }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments)
+                .map(Registry.ingestAuditEntry)
         }
     }
 

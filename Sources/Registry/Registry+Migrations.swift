@@ -20,6 +20,7 @@ extension Registry {
             try db.execute(sql: v4APIKeys)
         }
         migrator.registerMigration("v5-modems") { db in try db.execute(sql: v5Modems) }
+        migrator.registerMigration("v6-audit-origin") { db in try db.execute(sql: v6AuditOrigin) }
         return migrator
     }
 

@@ -163,6 +163,8 @@ struct DevicesShow: AsyncParsableCommand {
                         "  \(Output.timestamp(entry.at))  \(entry.event)"
                             + [entry.account, entry.home, entry.code, entry.detail].compactMap { $0 }.map { " \($0)" }
                             .joined()
+                            // An ingest API bind: which key, from which client (migration v6).
+                            + (entry.apiKey.map { " (key \($0) from \(entry.clientAddress ?? "-"))" } ?? "")
                     )
                 }
             }

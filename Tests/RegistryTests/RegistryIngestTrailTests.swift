@@ -11,13 +11,14 @@ struct RegistryIngestTrailTests {
     /// Owners alice (home lab) and bob (home bobs), one registered device.
     struct Fixture {
         let store: TestStore
+        let clock = ManualWallClock()
         let registry: Registry
         let device: DeviceID
         let origin = BindCommand.IngestOrigin(apiKey: "scanner-1", clientAddress: "127.0.0.1:40000")
 
         init(walCheckpointing: Registry.WALCheckpointing = .automatic) throws {
             store = try TestStore()
-            registry = try Registry(path: store.path, clock: ManualWallClock(), walCheckpointing: walCheckpointing)
+            registry = try Registry(path: store.path, clock: clock, walCheckpointing: walCheckpointing)
             try registry.addAccount(name: "alice", role: .owner)
             try registry.addAccount(name: "bob", role: .owner)
             try registry.addHome(name: "lab", owner: "alice")
@@ -46,13 +47,15 @@ struct RegistryIngestTrailTests {
         }
     }
 
-    @Test("An ingest bind writes its trail row in its own transaction, linked to its audit row")
+    @Test("An ingest bind records its key and client address on its audit row, in its own transaction")
     func bindTrail() throws {
         let fixture = try Fixture()
         let bound = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
         #expect(bound.status == .bound)
+        fixture.clock.advance(by: 1)
         let unchanged = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
         #expect(unchanged.status == .unchanged)
+        fixture.clock.advance(by: 1)
         #expect(throws: NBGWError.self) {
             try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
         }
@@ -60,15 +63,55 @@ struct RegistryIngestTrailTests {
         let audit = try fixture.registry.auditLog(deviceID: "dev-1")
         let bindRow = try #require(audit.first { $0.event == "bind" })
         let rejectedRow = try #require(audit.first { $0.event == "bind_rejected" })
+        #expect(bindRow.apiKey == "scanner-1" && bindRow.clientAddress == "127.0.0.1:40000")
+        #expect(rejectedRow.apiKey == "scanner-1" && rejectedRow.clientAddress == "127.0.0.1:40000")
         let trail = try fixture.registry.ingestAudit(deviceID: "dev-1")
         #expect(trail.map(\.event) == ["bind", "bind_unchanged", "bind_rejected"])
         #expect(trail.allSatisfy { $0.apiKey == "scanner-1" && $0.clientAddress == "127.0.0.1:40000" })
-        #expect(trail[0].auditID == bindRow.id)
-        #expect(trail[1].auditID == nil)
-        #expect(trail[2].auditID == rejectedRow.id)
+        // The bind's entry is its audit row: no ingest_audit row of its own.
+        #expect(trail[0].id == nil && trail[0].auditID == bindRow.id)
+        #expect(trail[0].account == "alice" && trail[0].home == "lab")
+        #expect(trail[1].id != nil && trail[1].auditID == nil)
+        #expect(trail[2].id != nil && trail[2].auditID == rejectedRow.id)
         #expect(trail[2].code == "DEVICE_ALREADY_BOUND")
         #expect(trail[2].account == "bob" && trail[2].home == "bobs")
         #expect(trail[2].message?.isEmpty == false)
+        let rows = try fixture.registry.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT event FROM ingest_audit ORDER BY id")
+        }
+        #expect(rows == ["bind_unchanged", "bind_rejected"])
+    }
+
+    @Test("Trail entries of one millisecond: those with an audit row first, each kind in its own order")
+    func trailOrderWithinAMillisecond() throws {
+        let fixture = try Fixture()
+        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        #expect(throws: NBGWError.self) {
+            try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
+        }
+        let trail = try fixture.registry.ingestAudit(deviceID: "dev-1")
+        #expect(trail.map(\.event) == ["bind", "bind_rejected", "bind_unchanged"])
+    }
+
+    @Test("A bind recorded before migration v6 keeps its ingest_audit row and shows once in the trail")
+    func trailOfABindFromBeforeV6() throws {
+        let fixture = try Fixture()
+        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        let auditID = try #require(try fixture.registry.auditLog(deviceID: "dev-1").last?.id)
+        // What a bind wrote before v6: an ingest_audit row linked to its audit row.
+        try fixture.registry.pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ingest_audit (at, audit_id, event, api_key, client_address, device_id, account, home)
+                    VALUES (?, ?, 'bind', 'scanner-1', '127.0.0.1:40000', 'dev-1', 'alice', 'lab')
+                    """,
+                arguments: [Int64(fixture.clock.now().timeIntervalSince1970 * 1000), auditID]
+            )
+        }
+        let trail = try fixture.registry.ingestAudit()
+        #expect(trail.count == 1)
+        #expect(trail.first?.id != nil && trail.first?.auditID == auditID)
     }
 
     @Test("Binds without an ingest origin (CLI, CSV, daemon) write no trail row")
@@ -83,7 +126,7 @@ struct RegistryIngestTrailTests {
     @Test("A trail row the schema refuses rolls the whole bind back: no change without its trail")
     func atomic() throws {
         let fixture = try Fixture()
-        // ingest_audit.api_key has CHECK (length BETWEEN 1 AND 64).
+        // audit_log.api_key has CHECK (length BETWEEN 1 AND 64) (migration v6).
         let tooLong = BindCommand.IngestOrigin(apiKey: String(repeating: "k", count: 65), clientAddress: "x")
         #expect(throws: NBGWError.self) {
             try fixture.registry.bind(fixture.command("alice", "lab", origin: tooLong))
