@@ -72,12 +72,14 @@ struct RegistryGroupCommitTests {
         }
     }
 
-    @Test("A savepoint journal of 160 KiB stays in memory: no temporary file is opened for it")
+    @Test("A savepoint journal of 160 KiB on the writer stays in memory: no temporary file is opened for it")
     func savepointJournalsStayInMemory() throws {
         let fixture = try Fixture()
         // SQLITE_OK: applied when the test binary loaded, before any connection (CSQLiteSettings).
-        #expect(Registry.processSettings.journalSpill == 0)
-        #expect(Registry.processSettings.memoryStatistics == 0)
+        #expect(Registry.memoryStatisticsOff == 0)
+        // 2 is MEMORY (Registry.keepStatementJournalsInMemory); readers keep the default.
+        #expect(try fixture.registry.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 2)
+        #expect(try fixture.registry.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA temp_store") } == 0)
         try fixture.registry.pool.write { db in
             try db.execute(sql: "CREATE TABLE spill_probe (x BLOB NOT NULL) STRICT")
             // 40 rows of 4000 bytes: one page each.
@@ -88,7 +90,7 @@ struct RegistryGroupCommitTests {
             defer { try? db.execute(sql: "ROLLBACK") }
             try db.execute(sql: "SAVEPOINT probe")
             // Rewrites all 40 pages: the savepoint journals their originals, 160 KiB, past SQLite's
-            // default spill size (64 KiB), under nbgw's (256 KiB, CSQLiteSettings).
+            // default spill size (64 KiB).
             try db.execute(sql: "UPDATE spill_probe SET x = zeroblob(4001)")
             return Self.openTemporaryFiles()
         }
