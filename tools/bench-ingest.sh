@@ -8,7 +8,7 @@
 #
 # Peak means the most a route serves at any of the CONNECTIONS levels (default 32 and 128 open
 # connections), each route's own: a bind waits for the group commit, which is serial, so with 32
-# connections the host's CPUs sit 10-17 % idle during binds (2-3 % for the no-op route, which is
+# connections the host's CPUs sit 11-18 % idle during binds (2-3 % for the no-op route, which is
 # at its peak from 32 on); with more requests in flight the groups are larger and the CPUs busy.
 # Every level's figures are printed, so the ratio at 32 connections is there too.
 # Each run also reports the server's CPU time per request (from /proc), wrk's own CPU time per
@@ -132,11 +132,8 @@ span=$((range / threads))
 # Warm-up (connections, caches, the store's pages), not reported.
 wrk -t 1 -c 4 -d 2s -s tools/bench/ingest-noop.lua "$url/v1/noop" >/dev/null
 
-pairs=()
 range_index=0
 for round in $(seq 1 "$rounds"); do
-    noops=()
-    binds=()
     for level in "${levels[@]}"; do
         noop="$(run noop "$level" "$seconds" -s tools/bench/ingest-noop.lua "$url/v1/noop")"
         bind="$(run bind "$level" "$seconds" -s tools/bench/ingest-bind.lua "$url/v1/bindings" -- \
@@ -145,24 +142,26 @@ for round in $(seq 1 "$rounds"); do
         echo "round $round: $noop" >&2
         echo "round $round: $bind" >&2
         echo "round=$round $noop|$bind" >>"$work/levels"
-        noops+=("$noop")
-        binds+=("$bind")
     done
-    # The round's peaks: each route's best level.
-    pairs+=("$(python3 - "${noops[@]}" "${binds[@]}" <<'PY'
-import re, sys
-def rps(line): return float(re.search(r" rps=([0-9.]+)", line).group(1))
-runs = sys.argv[1:]
-half = len(runs) // 2
-print(max(runs[:half], key=rps) + "|" + max(runs[half:], key=rps))
-PY
-)")
 done
+# Each round's peaks (each route's best level), one line per round: "no-op run|bind run".
+python3 - "$work/levels" >"$work/rounds" <<'PY'
+import re, sys
+def field(line, key): return float(re.search(rf"(?:^| ){key}=([0-9.]+)", line).group(1))
+rounds = {}
+for line in open(sys.argv[1]):
+    noop, bind = line.rstrip("\n").split("|")
+    rounds.setdefault(field(noop, "round"), []).append((noop, bind))
+for runs in rounds.values():
+    best_noop = max((n for n, _ in runs), key=lambda n: field(n, "rps"))
+    print(re.sub(r"^round=[0-9]+ ", "", best_noop) + "|"
+          + max((b for _, b in runs), key=lambda b: field(b, "rps")))
+PY
 # The round whose ratio is the median stands for the peak: its binds set the half rate below.
-median="$(python3 - "${pairs[@]}" <<'PY'
+median="$(python3 - "$work/rounds" <<'PY'
 import re, sys
 def rps(line): return float(re.search(r" rps=([0-9.]+)", line).group(1))
-pairs = [p.split("|") for p in sys.argv[1:]]
+pairs = [line.rstrip("\n").split("|") for line in open(sys.argv[1])]
 ranked = sorted(pairs, key=lambda p: rps(p[1]) / rps(p[0]))
 print("|".join(ranked[len(ranked) // 2]))
 PY
@@ -187,12 +186,12 @@ echo "$noop"
 echo "$bind"
 echo "$half (delay ${pace_ms} ms per request per connection)"
 echo "$floor"
-python3 - "$noop" "$bind" "$half" "$floor" "$work/levels" "${pairs[@]}" <<'PY'
+python3 - "$noop" "$bind" "$half" "$floor" "$work/levels" "$work/rounds" <<'PY'
 import collections, re, statistics, sys
 def parse(line):
     return {k: float(v) for k, v in re.findall(r"(\w+)=([0-9.]+)", line)}
 noop, bind, half, floor = map(parse, sys.argv[1:5])
-rounds = [tuple(map(parse, p.split("|"))) for p in sys.argv[6:]]
+rounds = [tuple(map(parse, line.split("|"))) for line in open(sys.argv[6])]
 by_level = collections.defaultdict(list)
 for line in open(sys.argv[5]):
     n, b = map(parse, line.split("|"))

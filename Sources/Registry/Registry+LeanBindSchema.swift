@@ -1,3 +1,5 @@
+import GRDB
+
 extension Registry {
     /// Migration v7: two B-trees fewer written per bind. Frozen once shipped.
     ///
@@ -13,12 +15,42 @@ extension Registry {
     /// Measured on a copy of a benchmark store, the bind's statements in a C loop: 13.1 → 11.2 µs per
     /// bind, a group's commit of 7 binds 36 → 27 µs (docs/ingest.md, "2026-11-26, later").
     ///
-    /// Both tables are rebuilt (SQLite cannot drop a column constraint or AUTOINCREMENT): new table,
-    /// copy, drop, rename, then their indexes and triggers as before. GRDB runs a migration with
-    /// foreign keys off and checks them all after it. `legacy_alter_table` is on for the renames:
-    /// otherwise SQLite re-parses every trigger, and `account_role_change` (on `account`) names
-    /// `binding`, which does not exist between the drop and the rename.
-    static let v7LeanBind = """
+    /// SQLite cannot drop a column constraint or AUTOINCREMENT, so each table is rebuilt (SQLite's
+    /// "12 steps"): its named indexes and triggers are read from `sqlite_schema`, the new table is
+    /// created, filled, the old one dropped, the new one renamed, and the saved indexes and triggers
+    /// are created again from their own text: whatever v1-v6 made, unchanged. GRDB runs a migration
+    /// with foreign keys off and checks them all after it. `legacy_alter_table` is on for the
+    /// renames: otherwise SQLite re-parses every trigger, and `account_role_change` (on `account`)
+    /// names `binding`, which does not exist between the drop and the rename.
+    static func migrateToLeanBind(_ db: Database) throws {
+        try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+        defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
+        try rebuild(db, table: "binding", as: v7Binding)
+        try db.execute(sql: "CREATE UNIQUE INDEX binding_by_token ON binding(token_id) WHERE token_id IS NOT NULL")
+        try rebuild(db, table: "audit_log", as: v7AuditLog)
+    }
+
+    /// Replaces `table` by `definition` (a CREATE TABLE of `<table>_v7` with the same columns),
+    /// keeping its rows and its named indexes and triggers. `table` is one of v7's two constants.
+    private static func rebuild(_ db: Database, table: String, as definition: String) throws {
+        let dependents = try String.fetchAll(
+            db,
+            sql: """
+                SELECT sql FROM sqlite_schema
+                WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid
+                """,
+            arguments: [table]
+        )
+        let columns = try db.columns(in: table).map(\.name).joined(separator: ", ")
+        try db.execute(sql: definition)
+        try db.execute(sql: "INSERT INTO \(table)_v7 (\(columns)) SELECT \(columns) FROM \(table)")
+        try db.execute(sql: "DROP TABLE \(table)")
+        try db.execute(sql: "ALTER TABLE \(table)_v7 RENAME TO \(table)")
+        for statement in dependents { try db.execute(sql: statement) }
+    }
+
+    /// `binding` as v1 made it, token_id without its UNIQUE column constraint.
+    static let v7Binding = """
         CREATE TABLE binding_v7 (
             device_row INTEGER PRIMARY KEY REFERENCES device(id) ON DELETE RESTRICT,
             account_id INTEGER NOT NULL REFERENCES account(id) ON DELETE RESTRICT,
@@ -27,32 +59,11 @@ extension Registry {
             bound_at INTEGER NOT NULL,
             source TEXT NOT NULL CHECK (source IN ('cli', 'csv', 'http', 'daemon')),
             operator TEXT CHECK (operator IS NULL OR length(operator) <= 128)
-        ) STRICT;
-        INSERT INTO binding_v7 (device_row, account_id, home_id, token_id, bound_at, source, operator)
-        SELECT device_row, account_id, home_id, token_id, bound_at, source, operator FROM binding;
-        DROP TABLE binding;
-        ALTER TABLE binding_v7 RENAME TO binding;
-        CREATE INDEX binding_by_account ON binding(account_id, home_id);
-        CREATE UNIQUE INDEX binding_by_token ON binding(token_id) WHERE token_id IS NOT NULL;
+        ) STRICT
+        """
 
-        CREATE TRIGGER binding_requires_owner BEFORE INSERT ON binding
-        WHEN (SELECT role FROM account WHERE id = NEW.account_id) IS NOT 'owner'
-        BEGIN SELECT RAISE(ABORT, 'GUEST_NOT_ALLOWED_STRONG_BIND'); END;
-
-        CREATE TRIGGER binding_home_of_account BEFORE INSERT ON binding
-        WHEN (SELECT owner_account_id FROM home WHERE id = NEW.home_id) IS NOT NEW.account_id
-        BEGIN SELECT RAISE(ABORT, 'HOME_ACCESS_DENIED'); END;
-
-        CREATE TRIGGER binding_product_allowed BEFORE INSERT ON binding
-        WHEN EXISTS (SELECT 1 FROM home_product WHERE home_id = NEW.home_id)
-            AND NOT EXISTS (
-                SELECT 1 FROM home_product hp JOIN device d ON d.id = NEW.device_row
-                WHERE hp.home_id = NEW.home_id AND hp.product_id = d.product_id)
-        BEGIN SELECT RAISE(ABORT, 'PRODUCT_NOT_ALLOWED'); END;
-
-        CREATE TRIGGER binding_is_immutable BEFORE UPDATE ON binding
-        BEGIN SELECT RAISE(ABORT, 'DEVICE_ALREADY_BOUND'); END;
-
+    /// `audit_log` as v1 and v6 made it, without AUTOINCREMENT.
+    static let v7AuditLog = """
         CREATE TABLE audit_log_v7 (
             id INTEGER PRIMARY KEY,
             at INTEGER NOT NULL,
@@ -70,18 +81,6 @@ extension Registry {
             api_key TEXT CHECK (api_key IS NULL OR length(api_key) BETWEEN 1 AND 64),
             client_address TEXT CHECK ((client_address IS NULL) = (api_key IS NULL)
                 AND (client_address IS NULL OR length(client_address) <= 128))
-        ) STRICT;
-        INSERT INTO audit_log_v7
-            (id, at, event, device_id, imei, account, home, source, operator, code, detail, api_key, client_address)
-        SELECT id, at, event, device_id, imei, account, home, source, operator, code, detail, api_key, client_address
-        FROM audit_log;
-        DROP TABLE audit_log;
-        ALTER TABLE audit_log_v7 RENAME TO audit_log;
-        CREATE INDEX audit_log_by_device ON audit_log(device_id);
-
-        CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
-        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
-        CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
-        BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+        ) STRICT
         """
 }

@@ -21,12 +21,7 @@ extension Registry {
         }
         migrator.registerMigration("v5-modems") { db in try db.execute(sql: v5Modems) }
         migrator.registerMigration("v6-audit-origin") { db in try db.execute(sql: v6AuditOrigin) }
-        migrator.registerMigration("v7-lean-bind") { db in
-            // For the renames of rebuilt tables (v7LeanBind says why); off again whatever happens.
-            try db.execute(sql: "PRAGMA legacy_alter_table = ON")
-            defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
-            try db.execute(sql: v7LeanBind)
-        }
+        migrator.registerMigration("v7-lean-bind") { db in try migrateToLeanBind(db) }
         return migrator
     }
 
