@@ -194,17 +194,23 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "ATKit", "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
+        // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
+        .target(name: "Control", dependencies: ["Gateway", "Pairing"]),
+
         // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
         .target(
             name: "Daemon",
             dependencies: [
-                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
+                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing", "Control",
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -216,7 +222,7 @@ let package = Package(
         .executableTarget(
             name: "nbgwd",
             dependencies: [
-                "Daemon",
+                "Daemon", "Pairing",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -229,7 +235,7 @@ let package = Package(
             name: "nbgw",
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
-                "Gateway",
+                "Gateway", "Control", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

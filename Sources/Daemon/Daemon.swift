@@ -1,4 +1,5 @@
 import Cloud
+import Control
 import Discovery
 import Foundation
 import Gateway
@@ -10,6 +11,10 @@ import Registry
 import ServiceLifecycle
 import TuyaCloud
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `nbgwd`: the gateway's services in one ServiceLifecycle `ServiceGroup`.
 ///
 /// At start it opens the store, marks the modem rows a previous run left behind as absent, and
@@ -19,8 +24,10 @@ import TuyaCloud
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
 /// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
 /// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
-/// 5. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
-/// 6. `shutdown-watch` (``ServiceRunner``): starts the grace period when SIGTERM/SIGINT arrives.
+/// 5. `control`: the control socket (`[control]`), operators' commands on one modem;
+/// 6. `reload`: SIGHUP (`systemctl reload nbgwd`) re-reads the config's SIM PINs;
+/// 7. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
+/// 8. `shutdown-watch` (``ServiceRunner``): starts the grace period when SIGTERM/SIGINT arrives.
 ///
 /// ```swift
 /// let daemon = Daemon(configuration: configuration, environment: environment, logger: logger)
@@ -32,6 +39,9 @@ public struct Daemon: Sendable {
     let environment: [String: String]
     let logger: Logger
     let metricsRegistry: PrometheusCollectorRegistry
+    /// The config file the configuration came from (re-read on SIGHUP), and the flags over it.
+    let configurationFile: String?
+    let overrides: DaemonOverrides
 
     /// How often the HTTP cloud's outbox is drained. Why 30 s: a bind made while the cloud was
     /// unreachable reaches it within half a minute of its return; each idle drain is one SQLite read.
@@ -46,12 +56,16 @@ public struct Daemon: Sendable {
         configuration: DaemonConfiguration,
         environment: [String: String],
         logger: Logger,
-        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        configurationFile: String? = nil,
+        overrides: DaemonOverrides = DaemonOverrides()
     ) {
         self.configuration = configuration
         self.environment = environment
         self.logger = logger
         self.metricsRegistry = metricsRegistry
+        self.configurationFile = configurationFile
+        self.overrides = overrides
     }
 
     /// Runs until SIGTERM/SIGINT (or a failure) and says how it ended.
@@ -75,9 +89,32 @@ public struct Daemon: Sendable {
                 return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
             }
         }
+        let group: gid_t?
+        switch Self.operatorsGroup(configuration.store.group) {
+        case .success(let gid):
+            group = gid
+            if gid == nil {
+                logger.warning(
+                    "no group \(DaemonConfiguration.Store.defaultGroup): the store and the control socket are the daemon's user's alone; create the group (systemd-sysusers) to let operators in"
+                )
+            }
+        case .failure(let problem):
+            return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+        }
+        if let group {
+            for problem in Registry.shareFiles(path: path, group: group) {
+                logger.warning("store file not shared with the operators' group: \(problem)")
+            }
+        }
+        let simPINs: SIMPINBook
+        do {
+            simPINs = try configuration.simPINBook()
+        } catch {
+            return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
+        }
         let registry: Registry
         do {
-            registry = try Registry(path: path)
+            registry = try Registry(path: path, access: group.map { .shared(group: $0) } ?? .ownerOnly)
             let stale = try registry.markAllModemsAbsent()
             if stale > 0 {
                 logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
@@ -110,8 +147,10 @@ public struct Daemon: Sendable {
             }
         }
 
+        var gatewayConfiguration = configuration.modem.gatewayConfiguration
+        gatewayConfiguration.simPINs = simPINs
         let gateway = Gateway(
-            configuration: configuration.modem.gatewayConfiguration,
+            configuration: gatewayConfiguration,
             registry: registry,
             cloud: cloud,
             logger: logger,
@@ -121,6 +160,8 @@ public struct Daemon: Sendable {
             gateway: gateway,
             ingest: ingest,
             registry: registry,
+            storePath: path,
+            group: group,
             cloud: cloud,
             httpCloud: httpCloud,
             discovery: discovery,
@@ -144,12 +185,16 @@ public struct Daemon: Sendable {
         gateway: Gateway,
         ingest: IngestConfiguration,
         registry: Registry,
+        storePath: String,
+        group: gid_t?,
         cloud: any CloudService,
         httpCloud: HTTPCloud?,
         discovery: UdevDiscovery?,
         started: ContinuousClock.Instant
     ) async -> DaemonOutcome {
         var expected: Set<String> = ["gateway"]
+        let controlSocket = controlSocketPath()
+        if controlSocket != nil { expected.insert("control") }
         if configuration.metrics.enabled { expected.insert("metrics") }
         if configuration.ingest.enabled { expected.insert("ingest") }
         let readiness = DaemonReadiness(expecting: expected)
@@ -212,6 +257,38 @@ public struct Daemon: Sendable {
                 ("cloud-outbox", TaskService("cloud-outbox") { await drainer.run(every: Self.outboxInterval) })
             )
         }
+        if let socket = controlSocket {
+            do {
+                services.append(
+                    (
+                        "control",
+                        ControlServer(
+                            socketPath: socket,
+                            group: group,
+                            storePath: storePath,
+                            gateway: gateway,
+                            registry: registry,
+                            logger: logger
+                        ) { path in
+                            await readiness.markReady("control", detail: "control on \(path)")
+                        }
+                    )
+                )
+            }
+        }
+        services.append(
+            (
+                "reload",
+                ReloadService(
+                    configurationFile: configurationFile,
+                    environment: environment,
+                    overrides: overrides,
+                    current: configuration,
+                    gateway: gateway,
+                    logger: logger
+                )
+            )
+        )
         if let notifier = SystemdNotifier(environment: environment) {
             services.append(
                 (
@@ -241,6 +318,41 @@ public struct Daemon: Sendable {
         let outcome = await runner.run(services)
         readyTask.cancel()
         return outcome
+    }
+
+    /// Where the control socket listens, or nil when it is off (or its default directory does not
+    /// exist: a daemon run by hand without the unit's `RuntimeDirectory=`, said in the log).
+    func controlSocketPath() -> String? {
+        guard configuration.control.enabled else { return nil }
+        let socket = configuration.control.socket ?? ControlProtocol.defaultSocketPath
+        let directory = (socket as NSString).deletingLastPathComponent
+        if configuration.control.socket == nil, !FileManager.default.fileExists(atPath: directory) {
+            let message =
+                "no control socket: \(directory) does not exist (the unit's RuntimeDirectory=nbgw makes it); set "
+                + "[control] socket (or --control PATH) to serve `nbgw at`, `nbgw modem reset` and `nbgw modems --watch`"
+            logger.warning("\(message)")
+            return nil
+        }
+        return socket
+    }
+
+    /// The operators' group: the configured name or number, else `nbgw` when such a group exists
+    /// (nil otherwise: owner-only files). A configured group that does not exist is a config error.
+    static func operatorsGroup(_ configured: String?) -> Result<gid_t?, DaemonConfigurationError> {
+        let name = configured ?? DaemonConfiguration.Store.defaultGroup
+        if let number = gid_t(name) { return .success(number) }
+        if let entry = getgrnam(name) { return .success(entry.pointee.gr_gid) }
+        guard configured == nil else {
+            return .failure(
+                DaemonConfigurationError(
+                    file: nil,
+                    key: "store.group",
+                    "no group \(name) on this system: create it (`groupadd --system \(name)`, or install the "
+                        + "sysusers file) or name another in [store] group"
+                )
+            )
+        }
+        return .success(nil)
     }
 
     /// The health report: the store's usability and the gateway's counts by state.

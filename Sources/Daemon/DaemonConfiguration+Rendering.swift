@@ -1,3 +1,4 @@
+import Control
 import TuyaCloud
 
 extension DaemonConfiguration {
@@ -17,7 +18,26 @@ extension DaemonConfiguration {
         }
         lines.append("[store]")
         if let path = store.path { lines.append("path = \(quoted(path))") }
+        if let group = store.group {
+            lines.append("group = \(quoted(group))")
+        } else {
+            lines.append("# group: \(Store.defaultGroup) when that group exists (the default)")
+        }
         lines.append("")
+        lines.append("[control]")
+        lines.append("enabled = \(control.enabled)")
+        if let socket = control.socket {
+            lines.append("socket = \(quoted(socket))")
+        } else {
+            lines.append("# socket: \(ControlProtocol.defaultSocketPath) (the default)")
+        }
+        lines.append("")
+        if !sims.isEmpty {
+            lines.append(
+                "# \(sims.count) [[sim]] PIN\(sims.count == 1 ? "" : "s") set (not shown): \(sims.map(\.description).joined(separator: ", "))"
+            )
+            lines.append("")
+        }
         lines.append("[cloud]")
         lines.append("mode = \(quoted(cloud.mode.rawValue))")
         if let url = cloud.url { lines.append("url = \(quoted(url))") }
@@ -38,6 +58,10 @@ extension DaemonConfiguration {
         lines.append("registration_timeout = \(seconds(modem.registrationTimeout))")
         lines.append("signal_poll_interval = \(seconds(modem.signalPollInterval))")
         if let product = modem.productID { lines.append("product = \(quoted(product))") }
+        lines.append("radio = \(quoted(modem.keepsRadioOff ? "off" : "on"))")
+        lines.append("max_resets = \(modem.maxResets)")
+        lines.append("sim_poll_interval = \(seconds(modem.simPollInterval))")
+        if let file = modem.simPINsFile { lines.append("sim_pins = \(quoted(file))") }
         if !modem.bands.isEmpty {
             lines.append("")
             lines.append("[modem.bands]")

@@ -4,7 +4,9 @@ import TOMLKit
 
 extension DaemonConfiguration {
     /// The top-level tables a config file may have.
-    static let sections = ["store", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log"]
+    static let sections = [
+        "store", "control", "sim", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log",
+    ]
 
     /// Serial speeds a `[[ports]]` entry may name (termios `B*` constants up to 4 Mbit/s).
     public static let baudRates = [
@@ -37,6 +39,12 @@ extension DaemonConfiguration {
         reader.checkKeys(root, at: "", allowed: sections)
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
+        }
+        if let table = reader.table(root, "control", at: "") {
+            configuration.control = readControl(table, &reader)
+        }
+        if let tables = reader.tables(root, "sim", at: "") {
+            configuration.sims = readSIMs(tables, &reader)
         }
         if let table = reader.table(root, "cloud", at: "") {
             configuration.cloud = readCloud(table, &reader)
@@ -88,9 +96,23 @@ extension DaemonConfiguration {
     }
 
     private static func readStore(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Store {
-        reader.checkKeys(table, at: "store", allowed: ["path"])
+        reader.checkKeys(table, at: "store", allowed: ["path", "group"])
+        var store = Store()
+        if let group = reader.string(table, "group", at: "store", example: "\"nbgw\"") {
+            // A group name (useradd(8)'s rules) or a number.
+            if !group.isEmpty, group.count <= 32,
+                group.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+            {
+                store.group = group
+            } else {
+                reader.report(
+                    "store.group",
+                    "\(group.escapedForDisplay()) is not a group name or number: write group = \"nbgw\""
+                )
+            }
+        }
         guard let path = reader.string(table, "path", at: "store", example: "\"/var/lib/nbgw/nbgw.sqlite\"") else {
-            return Store()
+            return store
         }
         guard path.hasPrefix("/") else {
             reader.report(
@@ -98,9 +120,66 @@ extension DaemonConfiguration {
                 "\(path.escapedForDisplay()) is not an absolute path (the daemon's working directory is /); write "
                     + "path = \"/var/lib/nbgw/nbgw.sqlite\""
             )
-            return Store()
+            return store
         }
-        return Store(path: path)
+        store.path = path
+        return store
+    }
+
+    private static func readControl(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Control {
+        reader.checkKeys(table, at: "control", allowed: ["enabled", "socket"])
+        var control = Control()
+        control.enabled = reader.bool(table, "enabled", at: "control") ?? true
+        if let socket = reader.string(table, "socket", at: "control", example: "\"/run/nbgw/control.sock\"") {
+            if socket.hasPrefix("/"), socket.utf8.count < 108 {
+                control.socket = socket
+            } else {
+                reader.report(
+                    "control.socket",
+                    "\(socket.escapedForDisplay()) is not an absolute path of at most 107 bytes (a Unix socket's limit): "
+                        + "write socket = \"/run/nbgw/control.sock\""
+                )
+            }
+        }
+        return control
+    }
+
+    /// `[[sim]]` entries: `iccid` or `imei`, and `pin` (4 to 8 digits).
+    static func readSIMs(_ tables: [TOMLTable], _ reader: inout ConfigurationReader) -> [SIM] {
+        var sims: [SIM] = []
+        for (index, table) in tables.enumerated() {
+            let path = "sim[\(index)]"
+            reader.checkKeys(table, at: path, allowed: ["iccid", "imei", "pin"])
+            let iccid = reader.string(table, "iccid", at: path, example: "\"89882280666027595366\"")
+            let imei = reader.string(table, "imei", at: path, example: "\"866971030221959\"")
+            let pin = reader.string(table, "pin", at: path, example: "\"1234\"")
+            if (iccid == nil) == (imei == nil) {
+                reader.report(path, "a [[sim]] entry names its SIM by iccid = \"89…\" or by imei = \"…\" (one of them)")
+                continue
+            }
+            if let iccid, !(18...22).contains(iccid.count) || !iccid.allSatisfy(\.isHexDigit) {
+                reader.report(
+                    "\(path).iccid",
+                    "\(iccid.escapedForDisplay()) is not an ICCID (18 to 22 digits, as AT+CCID prints it)"
+                )
+                continue
+            }
+            if let imei, imei.count != 15 || !imei.allSatisfy(\.isNumber) {
+                reader.report("\(path).imei", "\(imei.escapedForDisplay()) is not an IMEI (15 digits)")
+                continue
+            }
+            guard let pin else {
+                if table["pin"] == nil { reader.report(path, "a [[sim]] entry needs pin = \"…\" (4 to 8 digits)") }
+                continue
+            }
+            // Never echo the value: it is a secret.
+            guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                reader.report("\(path).pin", "the PIN is not 4 to 8 digits")
+                continue
+            }
+            sims.append(SIM(iccid: iccid?.uppercased(), imei: imei, pin: pin))
+        }
+        return sims
     }
 
     private static func readCloud(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Cloud {
@@ -148,7 +227,7 @@ extension DaemonConfiguration {
             at: "modem",
             allowed: [
                 "apn", "rat", "bands", "psm", "edrx", "registration_timeout", "signal_poll_interval", "backoff",
-                "product",
+                "product", "radio", "max_resets", "sim_poll_interval", "sim_pins",
             ]
         )
         var modem = Modem()
@@ -238,6 +317,29 @@ extension DaemonConfiguration {
                     "modem.backoff.cap",
                     "the cap (\(modem.backoffCap)) is shorter than the initial delay (\(modem.backoffInitial)): "
                         + "make cap at least initial"
+                )
+            }
+        }
+        if let radio = reader.string(table, "radio", at: "modem", example: "\"on\"") {
+            switch radio {
+            case "on": modem.keepsRadioOff = false
+            case "off": modem.keepsRadioOff = true
+            default: reader.report("modem.radio", "\(radio.escapedForDisplay()) is neither \"on\" nor \"off\"")
+            }
+        }
+        if let resets = reader.integer(table, "max_resets", at: "modem", in: 1...100, unit: "resets") {
+            modem.maxResets = resets
+        }
+        if let interval = reader.seconds(table, "sim_poll_interval", at: "modem", in: 1...3600, example: "10") {
+            modem.simPollInterval = interval
+        }
+        if let file = reader.string(table, "sim_pins", at: "modem", example: "\"/etc/nbgw/sim-pins.toml\"") {
+            if file.hasPrefix("/") {
+                modem.simPINsFile = file
+            } else {
+                reader.report(
+                    "modem.sim_pins",
+                    "\(file.escapedForDisplay()) is not an absolute path: write sim_pins = \"/etc/nbgw/sim-pins.toml\""
                 )
             }
         }

@@ -11,8 +11,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// the daemon runs on its built-in defaults.
     public static let defaultPath = "/etc/nbgw/nbgwd.toml"
 
-    /// `[store]`: the SQLite file.
+    /// `[store]`: the SQLite file and the operators' group.
     public var store: Store
+    /// `[control]`: the control socket operators' commands reach the daemon through.
+    public var control: Control
+    /// `[[sim]]`: SIM PINs the daemon may enter (the file must be readable by its owner only).
+    public var sims: [SIM]
     /// `[cloud]`: where modules are registered and bindings sent.
     public var cloud: Cloud
     /// `[modem]`: what every module is set to, and the supervisors' timing.
@@ -33,6 +37,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(
         store: Store = Store(),
+        control: Control = Control(),
+        sims: [SIM] = [],
         cloud: Cloud = Cloud(),
         modem: Modem = Modem(),
         discovery: Discovery = Discovery(),
@@ -43,6 +49,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         log: Log = Log()
     ) {
         self.store = store
+        self.control = control
+        self.sims = sims
         self.cloud = cloud
         self.modem = modem
         self.discovery = discovery
@@ -57,14 +65,51 @@ public struct DaemonConfiguration: Sendable, Equatable {
 extension DaemonConfiguration {
     /// `[store]`.
     public struct Store: Sendable, Equatable {
-        /// The SQLite file; nil resolves like the CLI (`$NBGW_DB`, else
-        /// `$XDG_STATE_HOME/nbgw/nbgw.sqlite`, else `~/.local/state/nbgw/nbgw.sqlite`). The systemd
-        /// unit sets `NBGW_DB=/var/lib/nbgw/nbgw.sqlite`.
-        public var path: String?
+        /// The operators' group when the config names none.
+        public static let defaultGroup = "nbgw"
 
-        public init(path: String? = nil) {
+        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (systemd's
+        /// `StateDirectory=nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
+        public var path: String?
+        /// The group that shares the store's files (mode 0660, directory 2770) and the control socket
+        /// with the daemon: its members run `nbgw` without sudo. nil: ``defaultGroup``, or owner-only
+        /// files when no group of that name exists (a developer's machine). A name or a number.
+        public var group: String?
+
+        public init(path: String? = nil, group: String? = nil) {
             self.path = path
+            self.group = group
         }
+    }
+
+    /// `[control]`.
+    public struct Control: Sendable, Equatable {
+        /// Serve the control socket (`nbgw at`, `nbgw modem reset|reprobe|release|resume`,
+        /// `nbgw modems --watch`).
+        public var enabled: Bool
+        /// The socket; nil: `/run/nbgw/control.sock` (the unit's `RuntimeDirectory=nbgw`).
+        public var socket: String?
+
+        public init(enabled: Bool = true, socket: String? = nil) {
+            self.enabled = enabled
+            self.socket = socket
+        }
+    }
+
+    /// One `[[sim]]` entry: the PIN of the SIM with `iccid`, or of the SIM in the module `imei`.
+    public struct SIM: Sendable, Equatable, CustomStringConvertible {
+        public var iccid: String?
+        public var imei: String?
+        public var pin: String
+
+        public init(iccid: String? = nil, imei: String? = nil, pin: String) {
+            self.iccid = iccid
+            self.imei = imei
+            self.pin = pin
+        }
+
+        /// Never shows the PIN.
+        public var description: String { "SIM " + (iccid.map { "ICCID \($0)" } ?? imei.map { "IMEI \($0)" } ?? "?") }
     }
 
     /// `[discovery]`.

@@ -56,7 +56,8 @@ public final class Gateway: Sendable {
             logger: logger,
             clock: SupervisionClock(clock),
             metrics: metrics,
-            directory: directory
+            directory: directory,
+            simPINs: SIMPINStore(configuration.simPINs)
         )
     }
 

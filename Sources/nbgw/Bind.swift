@@ -21,6 +21,7 @@ struct Bind: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
     @OptionGroup var who: OperatorOption
 
     @Option(help: "The QR payload exactly as scanned.")
@@ -95,7 +96,7 @@ struct Bind: AsyncParsableCommand {
         }
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await store.withCloud(registry) { cloud in
+            let result = try await cloudOptions.withCloud(registry) { cloud in
                 try await BindingService(cloud: cloud, registry: registry).bind(
                     qr: qr!,
                     account: account!,
@@ -143,6 +144,7 @@ struct Unbind: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
     @OptionGroup var who: OperatorOption
 
     @Argument(help: "The device id.")
@@ -160,7 +162,7 @@ struct Unbind: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await store.withCloud(registry) { cloud in
+            let result = try await cloudOptions.withCloud(registry) { cloud in
                 try await cloud.unbindDevice(deviceID: device, source: .cli, operator: who.resolved)
             }
             let removed = result.binding

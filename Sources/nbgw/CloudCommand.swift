@@ -24,6 +24,7 @@ struct CloudSync: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Flag(help: "Compare local devices and bindings with the cloud's and report divergences.")
     var check = false
@@ -38,8 +39,8 @@ struct CloudSync: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let registry = try store.openRegistry()
-            let report = try await store.withHTTPCloud(registry) { cloud in
+            let registry = try store.openExistingRegistry()
+            let report = try await cloudOptions.withHTTPCloud(registry) { cloud in
                 let drain = noSend ? nil : await OutboxDrainer(cloud: cloud).drain()
                 let divergences = check ? try await CloudSyncChecker.check(registry: registry, cloud: cloud) : nil
                 return Report(drain: drain, check: divergences)

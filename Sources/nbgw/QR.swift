@@ -17,6 +17,7 @@ struct QRParse: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Argument(help: "The QR payload exactly as scanned.")
     var payload: String
@@ -27,7 +28,7 @@ struct QRParse: AsyncParsableCommand {
             // Only a label needs the cloud (and so the store); everything else parses offline.
             if case .label = parsed {
                 let registry = try store.openRegistry()
-                parsed = try await store.withCloud(registry) { cloud in
+                parsed = try await cloudOptions.withCloud(registry) { cloud in
                     try await BindingService(cloud: cloud, registry: registry).parse(payload)
                 }
             }

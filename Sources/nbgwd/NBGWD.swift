@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import Logging
 import Metrics
+import Pairing
 import Prometheus
 
 #if canImport(CLinux)
@@ -24,7 +25,7 @@ struct NBGWD: AsyncParsableCommand {
             71 store failed unexpectedly, 75 shutdown overran the grace period, 78 invalid configuration \
             (docs/operations.md).
             """,
-        version: "0.1.0"
+        version: NBGWVersion.current
     )
 
     @Option(help: "The TOML config file (default: \(DaemonConfiguration.defaultPath) when present).")
@@ -75,6 +76,9 @@ struct NBGWD: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
+    @Option(help: "The control socket (default: [control] socket, else /run/nbgw/control.sock).")
+    var control: String?
+
     func validate() throws {
         if let gracePeriod, !(0.1...300).contains(gracePeriod) {
             throw ValidationError("--grace-period must be between 0.1 and 300 seconds")
@@ -99,7 +103,8 @@ struct NBGWD: AsyncParsableCommand {
             ingestEnabled: ingest,
             ingestListen: ingestListen,
             gracePeriod: gracePeriod.map { .milliseconds(Int64(($0 * 1000).rounded())) },
-            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:))
+            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:)),
+            controlSocket: control
         )
         let loaded: (configuration: DaemonConfiguration, sources: DaemonConfiguration.Sources)
         do {
@@ -135,7 +140,9 @@ struct NBGWD: AsyncParsableCommand {
             configuration: loaded.configuration,
             environment: environment,
             logger: logger,
-            metricsRegistry: metrics
+            metricsRegistry: metrics,
+            configurationFile: loaded.sources.file,
+            overrides: overrides
         )
         let outcome = await daemon.run()
         if let message = outcome.message {
