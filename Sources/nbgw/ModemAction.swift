@@ -30,12 +30,14 @@ struct ModemActionOptions: ParsableArguments {
         try await Output.run(json: json) {
             let client = try DaemonControl.connect()
             let watchID = client.newID()
+            // Every module's changes, from before the request: none of this one's can be missed.
             if !noWait {
-                let _: ControlModems = try client.request(ControlRequest(id: watchID, op: .watch, modem: modem))
+                let _: ControlModems = try client.request(ControlRequest(id: watchID, op: .watch))
             }
+            var early: [[UInt8]] = []
             let result: ControlActionResult = try client.request(
                 ControlRequest(id: client.newID(), op: .action, modem: modem, action: action.rawValue)
-            )
+            ) { _, line in early.append(line) }
             let name = result.modem.imei.map { "\(result.modem.port) (IMEI \($0))" } ?? result.modem.port
             if json {
                 Output.json(result)
@@ -43,12 +45,20 @@ struct ModemActionOptions: ParsableArguments {
                 Output.line("\(action.rawValue) of \(name) taken by nbgwd (it was \(result.modem.state.rawValue))")
             }
             if noWait { return }
-            try follow(client, watch: watchID, action: action, name: name)
+            try follow(client, watch: watchID, port: result.modem.port, early: early, action: action, name: name)
         }
     }
 
-    /// Prints the modem's states until it settles, or fails with `TIMEOUT`.
-    private func follow(_ client: ControlClient, watch: Int, action: ModemAction, name: String) throws {
+    /// Prints the states of the modem on `port` (the events in `early` first) until it settles, or
+    /// fails with `TIMEOUT`.
+    private func follow(
+        _ client: ControlClient,
+        watch: Int,
+        port: String,
+        early: [[UInt8]],
+        action: ModemAction,
+        name: String
+    ) throws {
         let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         var started = action == .release
         var settled: ModemStatus?
@@ -65,8 +75,10 @@ struct ModemActionOptions: ParsableArguments {
             close(stopRead)
             close(stopWrite)
         }
-        try client.follow(stop: stopRead) { head, line in
-            guard head.type == .event, head.id == watch, let status = client.decode(ModemStatus.self, from: line) else {
+        let handle: (ControlReplyHead, [UInt8]) -> Bool = { head, line in
+            guard head.type == .event, head.id == watch, let status = client.decode(ModemStatus.self, from: line),
+                status.port == port
+            else {
                 return true
             }
             // The IMEI read while probing is announced as a second `probing`: one line is enough.
@@ -85,6 +97,13 @@ struct ModemActionOptions: ParsableArguments {
                 return false
             }
             return true
+        }
+        var going = true
+        for line in early where going {
+            going = handle(try client.head(line), line)
+        }
+        if going {
+            try client.follow(stop: stopRead) { head, line in handle(head, line) }
         }
         guard let settled else {
             let waited =

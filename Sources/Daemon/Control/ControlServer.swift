@@ -106,7 +106,10 @@ public final class ControlServer: Service, Sendable {
                         loop.close(id)
                     case .closed(let id, let reason):
                         if let peer = peers.removeValue(forKey: id) {
-                            logger.debug(
+                            // A client dropped for not reading is worth a line: a stuck script, a dead terminal.
+                            let level: Logger.Level = reason.hasPrefix("the client read nothing") ? .warning : .debug
+                            logger.log(
+                                level: level,
                                 "control connection closed",
                                 metadata: ["peer.user": "\(peer.user)", "reason": "\(reason)"]
                             )

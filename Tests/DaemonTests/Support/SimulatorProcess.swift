@@ -57,6 +57,32 @@ final class SimulatorProcess: @unchecked Sendable {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
+    /// What one port did, from the simulator's closing `{"stats":[…]}` line.
+    struct Statistics: Decodable, Sendable {
+        var index: Int
+        var commands: Int
+        var reboots: Int
+        var pinEntries: Int
+        var overlappingCommands: Int
+
+        enum CodingKeys: String, CodingKey {
+            case index, commands, reboots
+            case pinEntries = "pin_entries"
+            case overlappingCommands = "overlapping_commands"
+        }
+    }
+
+    /// Stops the simulator and returns every port's counters.
+    func stopAndReadStatistics() async throws -> [Statistics] {
+        stop()
+        struct Summary: Decodable { var stats: [Statistics] }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") where line.hasPrefix("{\"stats\"") {
+            return try JSONDecoder().decode(Summary.self, from: Data(line.utf8)).stats.sorted { $0.index < $1.index }
+        }
+        throw SimulatorFailure(description: "the simulator printed no statistics:\n\(text)")
+    }
+
     /// Stops the simulator (SIGTERM) and waits for it.
     func stop() {
         guard process.isRunning else { return }
