@@ -283,7 +283,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Gateway", "Discovery", "Registry", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
+                "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
                 "TestCertificates",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

@@ -153,7 +153,12 @@ public struct Daemon: Sendable {
         if configuration.metrics.enabled { expected.insert("metrics") }
         if configuration.ingest.enabled { expected.insert("ingest") }
         let readiness = DaemonReadiness(expecting: expected)
-        let health = Self.healthCheck(gateway: gateway, registry: registry, started: started)
+        let health = Self.healthCheck(
+            gateway: gateway,
+            registry: registry,
+            countsOutbox: httpCloud != nil,
+            started: started
+        )
 
         var services: [(name: String, service: any Service)] = []
         services.append(
@@ -243,19 +248,34 @@ public struct Daemon: Sendable {
         return outcome
     }
 
-    /// The health report: the store's usability and the gateway's counts by state.
+    /// The health report: the store's usability, the gateway's counts by state, and one read of
+    /// the modem table (and, with an HTTP cloud, of the outbox) that `/healthz` and `/metrics` share.
     static func healthCheck(
         gateway: Gateway,
         registry: Registry,
+        countsOutbox: Bool = false,
         started: ContinuousClock.Instant
     ) -> @Sendable () async -> HealthReport {
         {
             let counts = gateway.snapshot()
             let uptime = started.duration(to: .now)
+            var storeError = storeProblem(registry)
+            var records: [ModemRecord] = []
+            var outboxPending = 0
+            if storeError == nil {
+                do throws(NBGWError) {
+                    records = try registry.modems()
+                    if countsOutbox { outboxPending = try registry.outboxPendingCount() }
+                } catch {
+                    storeError = error.message
+                }
+            }
             return HealthReport(
-                storeError: storeProblem(registry),
+                storeError: storeError,
                 modems: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+                records: records,
+                outboxPending: outboxPending
             )
         }
     }

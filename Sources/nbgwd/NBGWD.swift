@@ -132,7 +132,7 @@ struct NBGWD: AsyncParsableCommand {
         // Metrics next to logging, before the daemon builds its gateway: swift-metrics ties each
         // handle to the backend that exists when the handle is made.
         let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        MetricsSystem.bootstrap(DocumentedMetricsFactory(registry: metrics))
         var logger = Logger(label: "nbgwd")
         logger.logLevel = level
         if let file = loaded.sources.file {
