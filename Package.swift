@@ -204,6 +204,8 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
+                // posix_spawn's close-from and pidfd_open: the state-change hooks.
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Metrics", package: "swift-metrics"),

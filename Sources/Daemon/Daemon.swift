@@ -16,6 +16,7 @@ import TuyaCloud
 /// starts, in this order (graceful shutdown runs in reverse):
 ///
 /// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
+///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
 /// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
 /// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
@@ -174,6 +175,18 @@ public struct Daemon: Sendable {
                 )
             )
         )
+        if let directory = configuration.hooks.directory {
+            // Subscribed now, before the gateway runs: the hooks see its first changes too.
+            let hooks = HookService(
+                directory: directory,
+                timeout: configuration.hooks.timeout,
+                changes: gateway.stateChanges(),
+                registry: registry,
+                metricsRegistry: metricsRegistry,
+                logger: logger
+            )
+            services.append(("hooks", hooks))
+        }
         if configuration.metrics.enabled {
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
