@@ -208,6 +208,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing", "Control",
+                // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -289,7 +290,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Gateway", "Discovery", "Registry", "Control", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
+                "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
+                "TestClocks",
                 "TestCertificates",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),

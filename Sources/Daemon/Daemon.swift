@@ -21,6 +21,7 @@ import Glibc
 /// starts, in this order (graceful shutdown runs in reverse):
 ///
 /// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
+///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
 /// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
 /// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
@@ -198,7 +199,12 @@ public struct Daemon: Sendable {
         if configuration.metrics.enabled { expected.insert("metrics") }
         if configuration.ingest.enabled { expected.insert("ingest") }
         let readiness = DaemonReadiness(expecting: expected)
-        let health = Self.healthCheck(gateway: gateway, registry: registry, started: started)
+        let health = Self.healthCheck(
+            gateway: gateway,
+            registry: registry,
+            countsOutbox: httpCloud != nil,
+            started: started
+        )
 
         var services: [(name: String, service: any Service)] = []
         services.append(
@@ -214,6 +220,18 @@ public struct Daemon: Sendable {
                 )
             )
         )
+        if let directory = configuration.hooks.directory {
+            // Subscribed now, before the gateway runs: the hooks see its first changes too.
+            let hooks = HookService(
+                directory: directory,
+                timeout: configuration.hooks.timeout,
+                changes: gateway.stateChanges(),
+                registry: registry,
+                metricsRegistry: metricsRegistry,
+                logger: logger
+            )
+            services.append(("hooks", hooks))
+        }
         if configuration.metrics.enabled {
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
@@ -355,19 +373,34 @@ public struct Daemon: Sendable {
         return .success(nil)
     }
 
-    /// The health report: the store's usability and the gateway's counts by state.
+    /// The health report: the store's usability, the gateway's counts by state, and one read of
+    /// the modem table (and, with an HTTP cloud, of the outbox) that `/healthz` and `/metrics` share.
     static func healthCheck(
         gateway: Gateway,
         registry: Registry,
+        countsOutbox: Bool = false,
         started: ContinuousClock.Instant
     ) -> @Sendable () async -> HealthReport {
         {
             let counts = gateway.snapshot()
             let uptime = started.duration(to: .now)
+            var storeError = storeProblem(registry)
+            var records: [ModemRecord] = []
+            var outboxPending = 0
+            if storeError == nil {
+                do throws(NBGWError) {
+                    records = try registry.modems()
+                    if countsOutbox { outboxPending = try registry.outboxPendingCount() }
+                } catch {
+                    storeError = error.message
+                }
+            }
             return HealthReport(
-                storeError: storeProblem(registry),
+                storeError: storeError,
                 modems: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+                records: records,
+                outboxPending: outboxPending
             )
         }
     }

@@ -124,6 +124,8 @@ extension DaemonConfiguration {
         lines.append("")
         lines.append("[log]")
         lines.append("level = \(quoted(log.level.rawValue))")
+        lines.append("")
+        lines += renderedHooks(seconds: seconds, quoted: quoted)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -36,7 +36,7 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections)
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
         }
@@ -88,6 +88,9 @@ extension DaemonConfiguration {
                     )
                 }
             }
+        }
+        if let table = reader.table(root, hooksSection, at: "") {
+            configuration.hooks = readHooks(table, &reader)
         }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)

@@ -33,6 +33,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var shutdown: Shutdown
     /// `[log]`: the log level (journald collects stderr).
     public var log: Log
+    /// `[hooks]`: executables run on every modem state change.
+    public var hooks: Hooks = Hooks()
 
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(

@@ -288,6 +288,15 @@ extension Registry {
         }
     }
 
+    /// Rows the cloud has yet to accept that a drainer will send: `pending` and `inflight` (the
+    /// daemon's `nbgw_cloud_outbox_pending`). Counted on the `cloud_outbox_due` index, so the
+    /// finished rows, however many, are never read.
+    public func outboxPendingCount() throws(NBGWError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM cloud_outbox WHERE state IN ('pending', 'inflight')") ?? 0
+        }
+    }
+
     static func fetchOutbox(_ db: Database, id: Int64) throws -> OutboxEntry? {
         try Row.fetchOne(db, sql: "SELECT * FROM cloud_outbox WHERE id = ?", arguments: [id]).map(OutboxEntry.init)
     }

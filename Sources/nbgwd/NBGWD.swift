@@ -11,7 +11,8 @@ import CLinux
 #endif
 
 /// `nbgwd`: the gateway daemon. Thin: it parses flags, loads the configuration, bootstraps
-/// logging (stderr, which journald collects) and Prometheus metrics, then runs ``Daemon``.
+/// logging (journald's native protocol when stderr is journald's stream, else plain stderr) and
+/// Prometheus metrics, then runs ``Daemon``.
 /// Exit codes: docs/operations.md. The process starts in ``NBGWDEntry``.
 struct NBGWD: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -110,7 +111,7 @@ struct NBGWD: AsyncParsableCommand {
         do {
             loaded = try DaemonConfiguration.load(explicitPath: config, environment: environment, overrides: overrides)
         } catch {
-            FileHandle.standardError.write(Data("nbgwd: \(error)\n".utf8))
+            Self.writeError("\(error)", environment: environment)
             throw ExitCode(DaemonConfigurationError.exitCode)
         }
         if checkConfig {
@@ -119,7 +120,15 @@ struct NBGWD: AsyncParsableCommand {
         }
 
         let level = loaded.configuration.log.level
+        // Under journald (stderr is its stream): records with their priority and metadata as journal
+        // fields; elsewhere plain lines (docs/operations.md, "Logs").
+        let journal = JournalSink.detect(environment: environment)
         LoggingSystem.bootstrap { label in
+            if let journal {
+                var handler = JournalLogHandler(label: label, sink: journal)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -127,7 +136,7 @@ struct NBGWD: AsyncParsableCommand {
         // Metrics next to logging, before the daemon builds its gateway: swift-metrics ties each
         // handle to the backend that exists when the handle is made.
         let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        MetricsSystem.bootstrap(DocumentedMetricsFactory(registry: metrics))
         var logger = Logger(label: "nbgwd")
         logger.logLevel = level
         if let file = loaded.sources.file {
@@ -146,11 +155,21 @@ struct NBGWD: AsyncParsableCommand {
         )
         let outcome = await daemon.run()
         if let message = outcome.message {
-            FileHandle.standardError.write(Data("nbgwd: \(message)\n".utf8))
+            Self.writeError(message, environment: environment)
         }
         // exit(), not a thrown ExitCode: after an overrun shutdown, stuck tasks must not keep the
         // process alive.
         Foundation.exit(outcome.exitCode)
+    }
+
+    /// "nbgwd: MESSAGE" on stderr, with the error priority prefix (`<3>`, sd-daemon(3)) when stderr is
+    /// journald's stream, so that `journalctl -p err` shows why the daemon did not start or stopped.
+    static func writeError(_ message: String, environment: [String: String]) {
+        let underJournal = environment["JOURNAL_STREAM"].map { JournalSink.isJournalStream($0, descriptor: 2) } ?? false
+        let prefix = underJournal ? "<3>" : ""
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        let text = lines.enumerated().map { index, line in prefix + (index == 0 ? "nbgwd: " : "") + line }
+        FileHandle.standardError.write(Data((text.joined(separator: "\n") + "\n").utf8))
     }
 
     /// One malloc arena for the whole process, unless `MALLOC_ARENA_MAX` says otherwise. Why: glibc

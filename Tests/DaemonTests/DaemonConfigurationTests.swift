@@ -65,6 +65,10 @@ struct DaemonConfigurationTests {
 
         [log]
         level = "debug"
+
+        [hooks]
+        directory = "/etc/nbgw/hooks.d"
+        timeout = 2.5
         """
 
     /// Parses `text`, expecting failure; returns the error.
@@ -104,6 +108,7 @@ struct DaemonConfigurationTests {
         #expect(configuration.ingest.bindTimeout == .seconds(5))
         #expect(configuration.shutdown.gracePeriod == .seconds(4))
         #expect(configuration.log.level == .debug)
+        #expect(configuration.hooks == .init(directory: "/etc/nbgw/hooks.d", timeout: .milliseconds(2500)))
     }
 
     @Test("an empty file is the built-in defaults, which match the gateway's own")
