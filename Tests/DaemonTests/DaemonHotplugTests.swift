@@ -6,9 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// `nbgwd` on its default udev discovery, under umockdev: `nbgw-udev-testbed` fakes USB modules
-/// (a Quectel BG95 with its four interfaces, a CP210x bridge) whose AT ttys are simulated modules,
-/// and plugs and unplugs them while the daemon runs. The modem table follows.
+/// `nbgwd` on udev discovery, under umockdev: `nbgw-udev-testbed` fakes USB modules (a Quectel BG95 with
+/// its four interfaces, a CP210x bridge tagged `ID_NBGW_PROBE=1`) whose AT ttys are simulated
+/// modules, and plugs and unplugs them while the daemon runs. The modem table follows.
 extension DaemonProcessTests {
     /// `umockdev-wrapper` on the PATH, or nil.
     static let umockdevWrapper: String? = {
@@ -19,7 +19,7 @@ extension DaemonProcessTests {
     }()
 
     @Test(
-        "hot-plug under umockdev: plugs and unplugs are followed; only AT ports are probed",
+        "hot-plug under umockdev: plugs and unplugs are followed; only AT ports and the tagged bridge are probed",
         .enabled(if: DaemonProcessTests.umockdevWrapper != nil, "umockdev-wrapper is missing: run tools/setup.sh"),
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: Binaries.udevTestbed.path),
@@ -47,12 +47,13 @@ extension DaemonProcessTests {
         #expect(bg95.deviceKey?.hasSuffix("usb1/1-1") == true)
         #expect(bg95.attributes["usb"] == "2c7c:0700")
 
-        daemon.write("add cp210x m2")
+        daemon.write("add cp210x m2 ID_NBGW_PROBE=1")
         let both = try await daemon.waitForModems("the CP210x-bridged module ready") { rows in
             rows.filter { $0.state == "ready" }.count == 2
         }
         let bridged = try #require(both.first { $0.imei != bg95.imei })
         #expect(bridged.attributes["usb"] == "10c4:ea60")
+        #expect(bridged.attributes["reason"]?.hasPrefix("ID_NBGW_PROBE=1 (udev rule)") == true)
 
         daemon.write("remove m1")
         try await daemon.waitForModems("the BG95 absent after its unplug") { rows in
