@@ -230,6 +230,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
                 "Gateway",
+                // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
+                "Discovery", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
