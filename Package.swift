@@ -293,7 +293,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
         ),
     ]
 )

@@ -50,7 +50,7 @@ struct DiscoveryListing: Encodable {
             }
         }
         let every = mapper.entries(udevPorts: ports, udev: configuration.discovery.udev)
-        let shown = all ? every : every.filter { $0.isUSB || $0.decision != .skip }
+        let shown = all ? every : every.filter(isShownByDefault)
         let selection = configuration.discovery.portSelection
         let unmatched = selection.unmatched(by: ports).map { list, entry in
             Unmatched(list: list, entry: entry.text, file: entry.location.file, line: entry.location.line)
@@ -62,6 +62,27 @@ struct DiscoveryListing: Encodable {
             entries: shown,
             hidden: every.count - shown.count,
             unmatched: unmatched
+        )
+    }
+
+    /// Whether a tty is listed without `--all`: a USB one, or any whose decision is not a plain skip
+    /// (virtual consoles and on-board UARTs the daemon leaves alone are only counted).
+    static func isShownByDefault(_ entry: DiscoveryEntry) -> Bool {
+        entry.isUSB || entry.decision != .skip
+    }
+
+    /// A running daemon's own record (its ``DiscoveryLedger/entries()``, e.g. over the control
+    /// socket), shown the same way: with `all` false, skipped ttys without a USB parent are counted
+    /// in ``hidden``. Unmatched config entries are not known from the entries alone: none listed.
+    static func fromDaemon(entries: [DiscoveryEntry], all: Bool) -> DiscoveryListing {
+        let shown = all ? entries : entries.filter(isShownByDefault)
+        return DiscoveryListing(
+            computedFrom: "daemon",
+            config: nil,
+            udevNote: nil,
+            entries: shown,
+            hidden: entries.count - shown.count,
+            unmatched: []
         )
     }
 
