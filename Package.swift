@@ -201,7 +201,7 @@ let package = Package(
         ),
 
         // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
-        .target(name: "Control", dependencies: ["Gateway", "Pairing"]),
+        .target(name: "Control", dependencies: ["Gateway", "Discovery", "Pairing"]),
 
         // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
         .target(
@@ -236,7 +236,9 @@ let package = Package(
             name: "nbgw",
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
-                "Gateway", "Control", "Daemon",
+                "Gateway", "Control",
+                // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
+                "Discovery", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -299,7 +301,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
         ),
     ]
 )

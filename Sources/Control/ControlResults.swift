@@ -1,3 +1,4 @@
+import Discovery
 import Foundation
 import Gateway
 
@@ -63,6 +64,15 @@ public struct ControlActionResult: Sendable, Codable, Equatable {
     public init(modem: ModemStatus, action: ModemAction) {
         self.modem = modem
         self.action = action
+    }
+}
+
+/// `discovery`: every tty the daemon's discovery has seen, with its decision and the rule behind it.
+public struct ControlDiscovery: Sendable, Codable {
+    public var entries: [DiscoveryEntry]
+
+    public init(entries: [DiscoveryEntry]) {
+        self.entries = entries
     }
 }
 

@@ -43,6 +43,9 @@ public struct Daemon: Sendable {
     /// The config file the configuration came from (re-read on SIGHUP), and the flags over it.
     let configurationFile: String?
     let overrides: DaemonOverrides
+    /// Every tty discovery has seen and what it decided (`nbgw discovery list`; the control socket
+    /// serves ``DiscoveryLedger/entries()``).
+    public let discoveryLedger = DiscoveryLedger()
 
     /// How often the HTTP cloud's outbox is drained. Why 30 s: a bind made while the cloud was
     /// unreachable reaches it within half a minute of its return; each idle drain is one SQLite read.
@@ -78,6 +81,7 @@ public struct Daemon: Sendable {
             metadata: [
                 "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode.rawValue)",
                 "discovery.udev": "\(configuration.discovery.udev)", "ports": "\(configuration.ports.count)",
+                "discovery.generic_bridges": "\(configuration.discovery.genericBridges.rawValue)",
             ]
         )
         // The TLS files first: a wrong certificate or key stops the start before anything is opened.
@@ -214,7 +218,11 @@ public struct Daemon: Sendable {
                     gateway: gateway,
                     staticPorts: configuration.ports.map(PortEventMapper.modemPort),
                     discovery: discovery,
-                    mapper: PortEventMapper(staticPorts: configuration.ports.map(\.path)),
+                    mapper: PortEventMapper(
+                        policy: configuration.discovery.candidatePolicy,
+                        staticPorts: configuration.ports.map(\.path)
+                    ),
+                    ledger: discoveryLedger,
                     readiness: readiness,
                     logger: logger
                 )
@@ -286,7 +294,8 @@ public struct Daemon: Sendable {
                             storePath: storePath,
                             gateway: gateway,
                             registry: registry,
-                            logger: logger
+                            logger: logger,
+                            discovery: { [discoveryLedger] in discoveryLedger.entries() }
                         ) { path in
                             await readiness.markReady("control", detail: "control on \(path)")
                         }

@@ -132,6 +132,7 @@ extension DaemonConfiguration {
         if metrics.enabled, ingest.enabled, metrics.listen == ingest.listen, metrics.listen.port != 0 {
             report("ingest.listen", "\(ingest.listen) is also metrics.listen: give each its own port")
         }
+        for conflict in discovery.conflicts(withStaticPorts: ports) { report(conflict.key, conflict.message) }
         if !discovery.udev, ports.isEmpty {
             report(
                 "discovery.udev",

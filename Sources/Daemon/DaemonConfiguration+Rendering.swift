@@ -95,8 +95,7 @@ extension DaemonConfiguration {
         lines.append("initial = \(seconds(modem.backoffInitial))")
         lines.append("cap = \(seconds(modem.backoffCap))")
         lines.append("")
-        lines.append("[discovery]")
-        lines.append("udev = \(discovery.udev)")
+        lines += discovery.renderedTOML(quoted: quoted)
         for port in ports {
             lines.append("")
             lines.append("[[ports]]")

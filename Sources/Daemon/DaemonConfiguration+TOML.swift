@@ -53,8 +53,7 @@ extension DaemonConfiguration {
             configuration.modem = readModem(table, &reader)
         }
         if let table = reader.table(root, "discovery", at: "") {
-            reader.checkKeys(table, at: "discovery", allowed: ["udev"])
-            configuration.discovery.udev = reader.bool(table, "udev", at: "discovery") ?? true
+            configuration.discovery = readDiscovery(table, file: file, &reader)
         }
         if let tables = reader.tables(root, "ports", at: "") {
             configuration.ports = readPorts(tables, &reader)

@@ -1,3 +1,4 @@
+import Discovery
 import Logging
 
 /// Everything `nbgwd` is told: the effective configuration after the built-in defaults, the TOML
@@ -21,7 +22,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var cloud: Cloud
     /// `[modem]`: what every module is set to, and the supervisors' timing.
     public var modem: Modem
-    /// `[discovery]`: whether libudev finds ports.
+    /// `[discovery]`: whether libudev finds ports, and which of them nbgwd may open.
     public var discovery: Discovery
     /// `[[ports]]`: static ports (on-board UARTs, simulator ptys), probed at start.
     public var ports: [StaticPort]
@@ -114,13 +115,37 @@ extension DaemonConfiguration {
         public var description: String { "SIM " + (iccid.map { "ICCID \($0)" } ?? imei.map { "IMEI \($0)" } ?? "?") }
     }
 
-    /// `[discovery]`.
+    /// `[discovery]` (docs/discovery.md, "Generic bridges"; matchers in "Matchers").
     public struct Discovery: Sendable, Equatable {
         /// Enumerate `tty` ports through libudev and follow hot-plug; false: only `[[ports]]`.
         public var udev: Bool
+        /// `generic_bridges`: what to do with USB-UART bridges nobody opted in; `tagged` by default.
+        public var genericBridges: GenericBridgeMode
+        /// `probe`: port matchers (``PortMatcher``) to probe although the tables would not.
+        public var probe: [String]
+        /// `ignore`: port matchers nbgwd never opens, whatever else says (`[[ports]]` included).
+        public var ignore: [String]
+        /// Where each setting was written, for the decisions' reasons. Not part of the value: two
+        /// configurations with the same settings are equal wherever they were written.
+        public var locations: Locations
 
-        public init(udev: Bool = true) {
+        public init(
+            udev: Bool = true,
+            genericBridges: GenericBridgeMode = .tagged,
+            probe: [String] = [],
+            ignore: [String] = [],
+            locations: Locations = Locations()
+        ) {
             self.udev = udev
+            self.genericBridges = genericBridges
+            self.probe = probe
+            self.ignore = ignore
+            self.locations = locations
+        }
+
+        public static func == (left: Discovery, right: Discovery) -> Bool {
+            left.udev == right.udev && left.genericBridges == right.genericBridges && left.probe == right.probe
+                && left.ignore == right.ignore
         }
     }
 

@@ -1,5 +1,6 @@
 import ATKit
 import Control
+import Discovery
 import Foundation
 import Gateway
 import Logging
@@ -38,6 +39,8 @@ public final class ControlServer: Service, Sendable {
     let gateway: Gateway
     let registry: Registry
     let logger: Logger
+    /// Every tty discovery saw, with its decision (`discovery`).
+    let discovery: @Sendable () -> [DiscoveryEntry]
     let onListening: @Sendable (String) async -> Void
     private let tasks = Mutex<[UInt64: [Int: Task<Void, Never>]]>([:])
 
@@ -51,6 +54,7 @@ public final class ControlServer: Service, Sendable {
         gateway: Gateway,
         registry: Registry,
         logger: Logger,
+        discovery: @escaping @Sendable () -> [DiscoveryEntry] = { [] },
         onListening: @escaping @Sendable (String) async -> Void = { _ in }
     ) {
         self.socketPath = socketPath
@@ -59,6 +63,7 @@ public final class ControlServer: Service, Sendable {
         self.gateway = gateway
         self.registry = registry
         self.logger = logger
+        self.discovery = discovery
         self.onListening = onListening
     }
 
@@ -243,7 +248,7 @@ public final class ControlServer: Service, Sendable {
             case .urcs:
                 try await followURCs(request, connection: connection, loop: loop)
             case .discovery:
-                throw NBGWError(.invalidArgument, "discovery is not served by this daemon yet")
+                reply(ControlDiscovery(entries: discovery()), id: request.id, loop, connection)
             }
         } catch let error as NBGWError {
             reply(error: error, id: request.id, loop, connection)
