@@ -19,14 +19,19 @@ public struct HealthReport: Sendable, Codable, Equatable {
         /// The code of the row's last failure (`REGISTRATION_DENIED`, …); it stays after the
         /// module recovers, as in `nbgw modem show`.
         public var lastErrorCode: String?
-        // The row's reason for a waiting or terminal state (issue 17 §3) goes here, as
-        // `public var reason: String?` filled from the record in `init(record:)`.
+        /// Why the module is in its state now (`SIM_ABSENT`, `NO_SERVICE`, `REGISTRATION_DENIED`…,
+        /// docs/gateway.md), nil when the state says it all.
+        public var reason: String?
+        /// The reason in words, with what to do.
+        public var reasonMessage: String?
 
         public init(record: ModemRecord) {
             port = record.port
             imei = record.imei
             state = record.state
             lastErrorCode = record.lastError?.code
+            reason = record.reason?.code
+            reasonMessage = record.reason?.message
         }
     }
 

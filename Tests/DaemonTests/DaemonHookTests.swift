@@ -29,7 +29,7 @@ struct DaemonHookTests {
             """
             name=$(basename "$NBGW_PORT")
             printf '%s|%s|%s|%s|%s|%s|%s|%s|%s\\n' "$NBGW_PREVIOUS_STATE" "$NBGW_STATE" "$NBGW_IMEI" \
-              "$NBGW_DEVICE_ID" "$NBGW_MODEL" "$NBGW_FIRMWARE" "$NBGW_ERROR_CODE" "$NBGW_EVENT_TIME" \
+              "$NBGW_DEVICE_ID" "$NBGW_MODEL" "$NBGW_FIRMWARE" "${NBGW_ERROR_CODE:-$NBGW_REASON_CODE}" "$NBGW_EVENT_TIME" \
               "$(date +%s.%N)" >> "\(out)/$name.events"
             if [ "$NBGW_STATE" = ready ]; then
               env | sort > "\(out)/$name.env"
@@ -96,7 +96,8 @@ struct DaemonHookTests {
             keys.subtracting(["PWD"])
                 == [
                     "PATH", "NBGW_PORT", "NBGW_IMEI", "NBGW_STATE", "NBGW_PREVIOUS_STATE", "NBGW_DEVICE_ID",
-                    "NBGW_ERROR_CODE", "NBGW_ERROR", "NBGW_MODEL", "NBGW_FIRMWARE", "NBGW_EVENT_TIME", "NBGW_DB",
+                    "NBGW_ERROR_CODE", "NBGW_ERROR", "NBGW_REASON_CODE", "NBGW_REASON", "NBGW_MODEL", "NBGW_FIRMWARE",
+                    "NBGW_EVENT_TIME", "NBGW_DB",
                 ],
             "\(environment)"
         )
@@ -108,13 +109,13 @@ struct DaemonHookTests {
             "the hook inherited: \(descriptors)"
         )
 
-        // The denied module's failures reach the hooks with their code.
+        // The denied module's waiting reaches the hooks with its reason.
         let deniedEvents =
             ((try? String(
                 contentsOfFile: "\(out)/\(URL(fileURLWithPath: simulator.ports[1].path).lastPathComponent).events",
                 encoding: .utf8
             )) ?? "")
-        #expect(deniedEvents.contains("|failed|") && deniedEvents.contains("REGISTRATION_DENIED"), "\(deniedEvents)")
+        #expect(deniedEvents.contains("|waiting|") && deniedEvents.contains("REGISTRATION_DENIED"), "\(deniedEvents)")
 
         let log = daemon.log
         #expect(log.contains("hook timed out after 2.0 seconds") && log.contains("hook=30-stuck"), "\(log)")

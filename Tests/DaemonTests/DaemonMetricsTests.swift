@@ -32,9 +32,9 @@ struct DaemonMetricsTests {
             directory: directory
         )
         try await daemon.waitForReady()
-        let rows = try await daemon.waitForModems("two ready with signal, one failed") { rows in
+        let rows = try await daemon.waitForModems("two ready with signal, one denied (waiting)") { rows in
             rows.filter { $0.state == "ready" && $0.signal.rssiDBm != nil }.count == 2
-                && rows.contains { $0.state == "failed" && $0.imei != nil }
+                && rows.contains { $0.state == "waiting" && $0.imei != nil }
         }
 
         let response = try await daemon.get("/metrics")
@@ -68,11 +68,12 @@ struct DaemonMetricsTests {
         let report = try JSONSerialization.jsonObject(with: Data(health.body.utf8)) as? [String: Any] ?? [:]
         let list = report["modemList"] as? [[String: Any]] ?? []
         #expect(list.count == 3, "\(health.body)")
-        let failed = try #require(rows.first { $0.state == "failed" })
+        let failed = try #require(rows.first { $0.state == "waiting" })
         let entry = try #require(list.first { $0["port"] as? String == failed.port })
         #expect(entry["imei"] as? String == failed.imei)
-        #expect(entry["state"] as? String == "failed")
-        #expect(entry["lastErrorCode"] as? String == "REGISTRATION_DENIED")
+        #expect(entry["state"] as? String == "waiting")
+        #expect(entry["reason"] as? String == "REGISTRATION_DENIED")
+        #expect((entry["reasonMessage"] as? String)?.contains("#15 no suitable cells") == true)
         #expect(report["status"] as? String == "ok")
 
         // Unplugged: the module stays in the info and state series (state absent), its signal goes.
@@ -93,7 +94,7 @@ struct DaemonMetricsTests {
         try Self.sqlite(daemon.storePath, "DELETE FROM modem WHERE imei = '\(goneIMEI)'")
         let afterDelete = try await Self.scrape(daemon)
         #expect(!afterDelete.samples.contains { $0.labels["imei"] == goneIMEI })
-        #expect(afterDelete.value("nbgw_modem_state", ["imei": failed.imei ?? "", "state": "failed"]) == 1)
+        #expect(afterDelete.value("nbgw_modem_state", ["imei": failed.imei ?? "", "state": "waiting"]) == 1)
 
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(15)) == 0)

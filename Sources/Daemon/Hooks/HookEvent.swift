@@ -47,6 +47,8 @@ public struct HookEvent: Sendable, Equatable {
             "NBGW_DEVICE_ID": Self.clean(change.deviceID ?? ""),
             "NBGW_ERROR_CODE": change.failure?.code.rawValue ?? "",
             "NBGW_ERROR": Self.clean(change.failure?.message ?? ""),
+            "NBGW_REASON_CODE": change.reason?.code ?? "",
+            "NBGW_REASON": Self.clean(change.reason?.message ?? ""),
             "NBGW_MODEL": Self.clean(model ?? ""),
             "NBGW_FIRMWARE": Self.clean(firmware ?? ""),
             "NBGW_EVENT_TIME": Self.timestamp(time),

@@ -56,6 +56,8 @@ final class DaemonProcess: @unchecked Sendable {
         logPath = directory.path("nbgwd-\(run).log")
         try config?.write(toFile: configPath, atomically: true, encoding: .utf8)
         notifications = try DatagramListener(path: "/tmp/nbgwd-notify-\(run).sock")
+        // A daemon started as another user (a launcher running setpriv) must reach it too.
+        if !launcher.isEmpty { chmod(notifications.socketPath, 0o666) }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         var extra = environment
         extra["NOTIFY_SOCKET"] = notifications.socketPath

@@ -19,11 +19,19 @@ final class SimulatorProcess: @unchecked Sendable {
     ///
     /// - Parameter timeScale: scripted delays × this. 0.05: boot banners, registration and
     ///   answers come 20× faster than real modules, so tests finish in seconds.
-    init(_ specs: [String], timeScale: Double = 0.05, directory: TemporaryDirectory) throws {
+    /// - Parameter launcher: a command that runs the simulator as its child (`setpriv …`: its ptys
+    ///   then belong to that user).
+    init(
+        _ specs: [String],
+        timeScale: Double = 0.05,
+        directory: TemporaryDirectory,
+        launcher: [String] = []
+    ) throws {
         outputPath = directory.path("simulator-\(UUID().uuidString.prefix(6)).out")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = Binaries.simulator
-        process.arguments = specs.flatMap { ["--port", $0] } + ["--time-scale", String(timeScale)]
+        let command = launcher + [Binaries.simulator.path] + specs.flatMap { ["--port", $0] } + ["--time-scale", String(timeScale)]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
