@@ -12,7 +12,7 @@ struct Bind: AsyncParsableCommand {
             Rules: the account must be an owner of the home; a device bound to one account cannot be bound \
             to another until it is unbound; binding again to the same account and home is `unchanged`. \
             A pairing token (nbgw token create) is valid 10 minutes and dies with the bind it is used for; \
-            without --token one is issued for this bind.
+            without --token the bind uses none (docs/cli.md).
 
             --csv FILE binds every row: columns by header name, `qr` required, `account`, `home` (else \
             --account/--home), `ref`/`note` carried into the report (default FILE.report.csv). Rows commit \
@@ -51,7 +51,7 @@ struct Bind: AsyncParsableCommand {
     @Flag(help: "--csv: abandon an unfinished job for this file and start over.")
     var restart = false
 
-    @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction (default 5000).")
+    @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction.")
     var chunkSize: Int = 5000
 
     func validate() throws {

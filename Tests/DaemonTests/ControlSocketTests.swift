@@ -181,6 +181,15 @@ struct ControlSocketTests {
         try await gateway.daemon.waitForModems("probed afresh and ready") { rows in
             rows.first?.state == "ready"
         }
+        let console = try CommandRun.nbgw(
+            "at",
+            imei,
+            environment: gateway.environment,
+            input: "AT+CGMM\nAT+CSQ\nexit\n"
+        )
+        #expect(console.status == 0, "\(console.stderr)")
+        #expect(console.stdout.contains("BG95-M3") && console.stdout.contains("+CSQ:"), "\(console.stdout)")
+        #expect(console.stderr.contains("through nbgwd"))
         let unknown = try CommandRun.nbgw("modem", "reset", "490154203237518", environment: gateway.environment)
         #expect(unknown.status == 53 && unknown.stderr.contains("UNKNOWN_MODEM"), "\(unknown.stderr)")
         let nobody = try CommandRun.nbgw(
@@ -191,8 +200,8 @@ struct ControlSocketTests {
         )
         #expect(nobody.status == 56 && nobody.stderr.contains("DAEMON_NOT_RUNNING"), "\(nobody.stderr)")
         let audit = try gateway.audit().filter { $0.event.hasPrefix("modem_") }
-        #expect(audit.map(\.event) == ["modem_refused", "modem_at", "modem_refused"])
-        #expect(audit[0].code == "COMMAND_REFUSED" && audit[2].code == "UNKNOWN_MODEM")
+        #expect(audit.map(\.event) == ["modem_refused", "modem_at", "modem_at", "modem_at", "modem_refused"])
+        #expect(audit[0].code == "COMMAND_REFUSED" && audit[4].code == "UNKNOWN_MODEM")
         #expect(audit[1].detail?.contains("forced") == true)
     }
 
