@@ -175,6 +175,9 @@ extension ATConsole {
                     continue
                 }
             }
+            // Everything answered and nothing more to read: done (the loop's condition is only
+            // checked before the lines above are handled).
+            if !stdinOpen && pending.isEmpty { break }
             var fds = [pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)]
             if stdinOpen { fds.append(pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)) }
             if poll(&fds, nfds_t(fds.count), -1) < 0 {

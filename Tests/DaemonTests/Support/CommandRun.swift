@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A finished command: its exit status and output.
 struct CommandRun: Sendable {
     var status: Int32
@@ -12,13 +16,16 @@ struct CommandRun: Sendable {
     }
 
     /// Runs `executable arguments…` to its end (stdin empty unless `input`), with the clean
-    /// environment plus `environment`; `launcher` runs it as its child (`setpriv --reuid …`).
+    /// environment plus `environment`; `launcher` runs it as its child (`setpriv --reuid …`). A
+    /// command still running after `timeout` is killed (status 137): a hung command fails its test
+    /// instead of hanging the run.
     static func run(
         _ executable: URL,
         _ arguments: [String],
         environment: [String: String] = [:],
         launcher: [String] = [],
-        input: String? = nil
+        input: String? = nil,
+        timeout: TimeInterval = 120
     ) throws -> CommandRun {
         let process = Process()
         let command = launcher + [executable.path] + arguments
@@ -32,6 +39,10 @@ struct CommandRun: Sendable {
         let stdin = Pipe()
         process.standardInput = stdin
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try? stdin.fileHandleForWriting.close()
         // Read both pipes to the end concurrently: a full stderr pipe must not stall the child.
