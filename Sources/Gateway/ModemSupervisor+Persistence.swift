@@ -91,10 +91,15 @@ extension ModemSupervisor {
             metadata["error"] = "\(failure.message)"
         }
         if let retryIn { metadata["retry_in_s"] = "\(String(format: "%.1f", retryIn.seconds))" }
+        // What needs an operator is a warning (`journalctl -p warning` lists it): a failure, and a
+        // module waiting or locked for a reason only someone on site fixes. A SIM still starting
+        // and a radio the config keeps off are not.
         let level: Logger.Level =
             switch state {
             case .failed: .warning
-            case .waiting, .locked: .notice
+            case .waiting, .locked:
+                [ModemReasonCode.simBusy.rawValue, ModemReasonCode.radioOff.rawValue].contains(reason?.code)
+                    ? .notice : .warning
             default: .info
             }
         log(level, "modem \(state.rawValue)", metadata)

@@ -11,7 +11,7 @@ import Glibc
 /// (`NBGW_JOURNAL_SOCKET`), on simulated modules, one of which the network denies.
 @Suite("nbgwd under journald", .serialized, .timeLimit(.minutes(3)))
 struct DaemonJournalTests {
-    /// One ready module and one the network denies (the supervisor logs `modem failed` at warning).
+    /// One ready module and one the network denies (the supervisor logs `modem waiting`, REGISTRATION_DENIED, at warning).
     static let modules = ["bg95", "bc66,registration=denied"]
 
     static func start(
@@ -55,7 +55,7 @@ struct DaemonJournalTests {
     }
 
     @Test(
-        "records reach the journal socket field by field: a denied module's failure is PRIORITY=4 with IMEI, PORT, STATE"
+        "records reach the journal socket field by field: a denied module's waiting is PRIORITY=4 with IMEI, PORT, STATE"
     )
     func nativeProtocol() async throws {
         let directory = try TemporaryDirectory()
@@ -65,22 +65,22 @@ struct DaemonJournalTests {
         try await simulator.waitForPorts()
         let daemon = try Self.start(directory, simulator, journalSocket: journald.socketPath)
         try await daemon.waitForReady()
-        let rows = try await daemon.waitForModems("one module ready, the denied one failed") { rows in
-            rows.contains { $0.state == "ready" } && rows.contains { $0.state == "failed" && $0.imei != nil }
+        let rows = try await daemon.waitForModems("one module ready, the denied one waiting") { rows in
+            rows.contains { $0.state == "ready" } && rows.contains { $0.state == "waiting" && $0.imei != nil }
         }
         let denied = try #require(rows.first { $0.port == simulator.ports[1].path })
         let deniedIMEI = try #require(denied.imei)
 
-        let failure = try await Self.waitForRecord(journald, daemon, "of the denied module's failure") {
-            $0["MESSAGE"]?.hasPrefix("modem failed") == true
+        let failure = try await Self.waitForRecord(journald, daemon, "of the denied module's waiting") {
+            $0["MESSAGE"]?.hasPrefix("modem waiting") == true
         }
         #expect(failure["PRIORITY"] == "4")
         #expect(failure["SYSLOG_IDENTIFIER"] == "nbgwd")
         #expect(failure["IMEI"] == deniedIMEI)
         #expect(failure["PORT"] == simulator.ports[1].path)
-        #expect(failure["STATE"] == "failed")
-        #expect(failure["ERROR_CODE"] == "REGISTRATION_DENIED")
-        #expect(failure["ERROR"]?.contains("denied") == true)
+        #expect(failure["STATE"] == "waiting")
+        #expect(failure["REASON_CODE"] == "REGISTRATION_DENIED")
+        #expect(failure["REASON"]?.contains("denied") == true)
         #expect(failure["MESSAGE"]?.contains("imei=\(deniedIMEI)") == true, "MESSAGE keeps the metadata readable")
 
         let ready = try await Self.waitForRecord(journald, daemon, "of the ready module") {
@@ -120,12 +120,12 @@ struct DaemonJournalTests {
         try await simulator.waitForPorts()
         let daemon = try Self.start(directory, simulator, journalSocket: directory.path("no-journald.sock"))
         try await daemon.waitForReady()
-        try await daemon.waitForModems("the denied module failed") { rows in
-            rows.contains { $0.port == simulator.ports[1].path && $0.state == "failed" }
+        try await daemon.waitForModems("the denied module waiting") { rows in
+            rows.contains { $0.port == simulator.ports[1].path && $0.state == "waiting" }
         }
         let lines = daemon.log.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("<5>nbgwd starting ") }, "\(daemon.log)")
-        #expect(lines.contains { $0.hasPrefix("<4>modem failed ") && $0.contains("port=\(simulator.ports[1].path)") })
+        #expect(lines.contains { $0.hasPrefix("<4>modem waiting ") && $0.contains("port=\(simulator.ports[1].path)") })
         #expect(lines.contains { $0.hasPrefix("<6>modem ready ") && $0.contains("port=\(simulator.ports[0].path)") })
         #expect(lines.allSatisfy { $0.hasPrefix("<") }, "a line without its priority:\n\(daemon.log)")
         daemon.send(SIGTERM)
