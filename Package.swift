@@ -48,7 +48,9 @@ let daemonReleaseLinking: [LinkerSetting] = [
 
 let package = Package(
     name: "nbgw",
-    platforms: [.macOS(.v14)],
+    // Linux is the target (docs/operations.md); macOS 15 is what `Synchronization.Mutex` needs where
+    // the package is built on a Mac.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nbgw", targets: ["nbgw"]),
         .executable(name: "nbgwd", targets: ["nbgwd"]),
@@ -75,10 +77,14 @@ let package = Package(
         // Layer 0: pure value types and parsers; Foundation only.
         .target(name: "DeviceIdentity"),
         .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
-        .target(name: "ATKit", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+        // Layer 0: the event loops' POSIX plumbing (wake pipe, fd poller, errno); the C library only.
+        .target(name: "PosixSupport", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+
+        // Layer 1: the AT engine.
+        .target(name: "ATKit", dependencies: ["PosixSupport"]),
 
         // The modem simulator: pseudo-terminals playing module families, for tests, demo and benchmarks.
-        .target(name: "ModemSimulatorKit", path: "tools/modem-sim/Sources"),
+        .target(name: "ModemSimulatorKit", dependencies: ["PosixSupport"], path: "tools/modem-sim/Sources"),
         .executableTarget(
             name: "nbgw-modem-sim",
             dependencies: [
@@ -171,7 +177,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(
             name: "Discovery",
-            dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CUDev", "PosixSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // umockdev's testbed (tests only): fake udev devices whose ttys are ptys we play.
         .systemLibrary(
@@ -208,6 +214,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing", "Control",
+                "PosixSupport",
                 // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -251,7 +258,8 @@ let package = Package(
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
-        .testTarget(name: "ATKitTests", dependencies: ["ATKit", "TestClocks"]),
+        .testTarget(name: "PosixSupportTests", dependencies: ["PosixSupport"]),
+        .testTarget(name: "ATKitTests", dependencies: ["ATKit", "PosixSupport", "TestClocks"]),
         .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit", "TestClocks"]),
         .testTarget(
             name: "RegistryTests",
