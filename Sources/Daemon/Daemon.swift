@@ -280,7 +280,12 @@ public struct Daemon: Sendable {
         if let httpCloud {
             let drainer = OutboxDrainer(cloud: httpCloud)
             services.append(
-                ("cloud-outbox", TaskService("cloud-outbox") { await drainer.run(every: Self.outboxInterval) })
+                (
+                    "cloud-outbox",
+                    ClosureService {
+                        try await cancelWhenGracefulShutdown { await drainer.run(every: Self.outboxInterval) }
+                    }
+                )
             )
         }
         if let socket = controlSocket {
