@@ -216,7 +216,7 @@ let package = Package(
         .executableTarget(
             name: "nbgwd",
             dependencies: [
-                "Daemon",
+                "Daemon", "Pairing",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

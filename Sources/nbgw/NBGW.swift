@@ -1,4 +1,5 @@
 import ArgumentParser
+import Pairing
 
 /// `nbgw`: the operator CLI. Thin: it parses arguments, calls the libraries, renders results.
 @main
@@ -11,7 +12,7 @@ struct NBGW: AsyncParsableCommand {
             $XDG_STATE_HOME/nbgw/nbgw.sqlite (~/.local/state/nbgw/nbgw.sqlite). \
             Error codes and exit statuses: docs/cli.md.
             """,
-        version: "0.1.0",
+        version: NBGWVersion.current,
         subcommands: [
             QR.self, Bind.self, Unbind.self, Token.self, Accounts.self, Homes.self, Bindings.self, Devices.self,
             Modem.self, ModemsCommand.self, ATConsole.self,

@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import Logging
 import Metrics
+import Pairing
 import Prometheus
 
 #if canImport(CLinux)
@@ -24,7 +25,7 @@ struct NBGWD: AsyncParsableCommand {
             71 store failed unexpectedly, 75 shutdown overran the grace period, 78 invalid configuration \
             (docs/operations.md).
             """,
-        version: "0.1.0"
+        version: NBGWVersion.current
     )
 
     @Option(help: "The TOML config file (default: \(DaemonConfiguration.defaultPath) when present).")
