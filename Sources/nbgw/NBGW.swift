@@ -17,6 +17,7 @@ struct NBGW: AsyncParsableCommand {
             QR.self, Bind.self, Unbind.self, Token.self, Accounts.self, Homes.self, Bindings.self, Devices.self,
             Modem.self, ModemsCommand.self, ATConsole.self,
             CloudCommand.self, APIKeys.self, IngestCommand.self,
+            StoreCommand.self,
         ]
     )
 }
