@@ -90,9 +90,11 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 printf '#!/bin/sh\n# Image build: start no service (invoke-rc.d / deb-systemd-invoke honour this).\nexit 101\n' \
     >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
-cp "$deb" "$newer" "$root/tmp/"
-deb_in_root="/tmp/$(basename "$deb")"
-newer_in_root="/tmp/$(basename "$newer")"
+# Not in /tmp: the booted system mounts a fresh tmpfs there.
+mkdir -p "$root/var/cache/nbgw-test"
+cp "$deb" "$newer" "$root/var/cache/nbgw-test/"
+deb_in_root="/var/cache/nbgw-test/$(basename "$deb")"
+newer_in_root="/var/cache/nbgw-test/$(basename "$newer")"
 # Every file in the root before the package, to compare with what purge leaves.
 list_files() { (cd "$root" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./tmp \
     -o -path ./var/cache -o -path ./var/log -o -path ./var/lib/apt -o -path ./var/lib/dpkg \) -prune -o -print |
@@ -128,9 +130,11 @@ for file in /usr/share/bash-completion/completions/nbgw /usr/share/bash-completi
     /usr/share/fish/vendor_completions.d/nbgw.fish /usr/share/fish/vendor_completions.d/nbgwd.fish; do
     check "completion $file" test -s "$root$file"
 done
-check "the bash completion loads and completes 'nbgw st' to store" \
-    test "$(in_root bash -c 'source /usr/share/bash-completion/completions/nbgw; COMP_WORDS=(nbgw st); COMP_CWORD=1;
-        COMP_LINE="nbgw st"; COMP_POINT=7; _nbgw 2>/dev/null; printf "%s\n" "${COMPREPLY[@]}"')" = "store"
+# As bash-completion runs it (extglob on): after `nbgw store ` it offers the two subcommands.
+check "the bash completion offers 'backup check' after 'nbgw store '" \
+    test "$(in_root bash -c 'shopt -s extglob; source /usr/share/bash-completion/completions/nbgw;
+        COMP_WORDS=(nbgw store ""); COMP_CWORD=2; COMP_LINE="nbgw store "; COMP_POINT=11; _nbgw 2>/dev/null;
+        printf "%s\n" "${COMPREPLY[@]}" | grep -v "^-" | tr "\n" " "')" = "backup check "
 check "unit /usr/lib/systemd/system/nbgwd.service" test -f "$root/usr/lib/systemd/system/nbgwd.service"
 check "systemd-analyze verify on the installed unit" \
     in_root systemd-analyze verify /usr/lib/systemd/system/nbgwd.service
@@ -164,11 +168,14 @@ check "docs in /usr/share/doc/nbgw (README.md, docs/, examples/nbgwd.toml, copyr
         udev-rules/README.md copyright changelog.gz; do
         [ -f "$1/usr/share/doc/nbgw/$file" ] || { echo "    missing $file"; exit 1; }; done' _ "$root"
 
-# The daemon as the service runs it: user nbgw, the installed config, its store. No modems here
-# (udev off: a chroot has no udev daemon), no metrics listener (the host's port may be taken).
+# The daemon as the service runs it: user nbgw, the installed config, its store. No modems here:
+# udev off (a chroot shares the host's /sys, and the host's own serial ports are not ours to
+# probe), one static port that does not exist (the daemon refuses to run with no port at all; this
+# one is reported absent), no metrics listener (the host's port may be taken).
 log "run: nbgwd as nbgw for 3 s, then the operator's commands"
 in_root setpriv --reuid nbgw --regid nbgw --init-groups env NBGW_DB=/var/lib/nbgw/nbgw.sqlite \
-    timeout -s TERM 3 nbgwd --config /etc/nbgw/nbgwd.toml --no-udev --no-metrics >"$work/nbgwd.log" 2>&1 || true
+    timeout -s TERM 3 nbgwd --config /etc/nbgw/nbgwd.toml --no-udev --port /dev/ttyUSB-absent --no-metrics \
+    >"$work/nbgwd.log" 2>&1 || true
 check "nbgwd started, was ready (log: nbgwd ready)" grep -q "nbgwd ready" "$work/nbgwd.log"
 check "and stopped cleanly on SIGTERM (log: nbgwd stopped)" grep -q "nbgwd stopped$" "$work/nbgwd.log"
 check "the store was created nbgw:nbgw 600" expect_stat /var/lib/nbgw/nbgw.sqlite "nbgw:nbgw 600"
@@ -191,8 +198,10 @@ check "nbgw accounts list --db the backup shows alice" \
 unmount
 command -v systemd-nspawn >/dev/null ||
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd-container
-echo '# changed by the operator' >>"$root/etc/nbgw/nbgwd.toml"
-sed -i 's/^level = "info"/level = "debug"/' "$root/etc/nbgw/nbgwd.toml"
+# The operator's change: more logging, and, as on a board without udev, udev discovery off and one
+# static port (absent here: the container has no modem, and the host's ports are not ours).
+sed -i 's/^level = "info"/level = "debug"/; s/^udev = true/udev = false/' "$root/etc/nbgw/nbgwd.toml"
+printf '\n# changed by the operator\n[[ports]]\npath = "/dev/ttyUSB-absent"\n' >>"$root/etc/nbgw/nbgwd.toml"
 config_sum=$(sha256sum <"$root/etc/nbgw/nbgwd.toml")
 echo nbgw-test >"$root/etc/hostname"
 log "boot: systemd-nspawn --boot (log: $work/boot.log)"
@@ -200,10 +209,9 @@ systemd-nspawn -D "$root" --boot --register=no --keep-unit --private-network --c
     >"$work/boot.log" 2>&1 </dev/null &
 nspawn_pid=$!
 leader=""
-for _ in $(seq 100); do
-    for pid in $(pgrep -x systemd || true); do
-        [ "$(readlink "/proc/$pid/root" 2>/dev/null)" = "$root" ] && leader=$pid
-    done
+for _ in $(seq 150); do
+    # The container's PID 1: systemd, a child of systemd-nspawn.
+    leader=$(pgrep -P "$nspawn_pid" -x systemd || true)
     [ -n "$leader" ] && break
     sleep 0.2
 done
