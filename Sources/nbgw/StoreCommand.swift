@@ -9,8 +9,8 @@ struct StoreCommand: AsyncParsableCommand {
         commandName: "store",
         abstract: "Back up and check the SQLite store.",
         discussion: """
-            Both open the store read-only: they never create, migrate or lock it, and run while the daemon \
-            writes. Restore: docs/operations.md, "Backup and restore".
+            Both open the store read-only: they never create or migrate it, and neither holds up the \
+            daemon's writes. Restore: docs/operations.md, "Backup and restore".
             """,
         subcommands: [StoreBackup.self, StoreCheck.self]
     )
@@ -90,11 +90,11 @@ struct StoreCheck: AsyncParsableCommand {
             case .newer: "schema newer than this nbgw (\(report.appliedMigrations.last ?? "-")): upgrade nbgw to use it"
             }
         let rows = Registry.countedTables.compactMap { table in
-            report.rows[table].map { "\($0) \(table)" }
+            report.rows[table].map { "\(table) \($0)" }
         }
         return """
             \(report.path): integrity ok, foreign keys ok, \(schema)
-            \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file)); \
+            \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file)); rows: \
             \(rows.joined(separator: ", "))
             """
     }

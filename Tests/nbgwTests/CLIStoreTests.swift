@@ -47,7 +47,7 @@ struct CLIStoreTests {
         let checked = try cli.run("store", "check", "--db", backupPath)
         #expect(checked.status == 0, "\(checked.stderr)")
         #expect(checked.stdout.contains("integrity ok"))
-        #expect(checked.stdout.contains("\(copied) binding"))
+        #expect(checked.stdout.contains("binding \(copied),"))
 
         // A second backup to the same name is refused, and the first stays as it was.
         let again = try cli.run("store", "backup", backupPath, "--json")
