@@ -116,7 +116,8 @@ cp udev-rules/README.md "$stage/doc/udev-rules/"
 cp -r packaging/debian "$work/debian"
 maintainer=${NBGW_DEB_MAINTAINER:-nbgw developers <nbgw-dev@example.org>}
 sed -i "s|@MAINTAINER@|$maintainer|" "$work/debian/control"
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit the package is built from; "-dirty" when the work tree has changes not committed.
+commit=$(git describe --always --dirty --exclude='*' 2>/dev/null || echo unknown)
 {
     echo "nbgw ($version) unstable; urgency=medium"
     echo
