@@ -18,7 +18,6 @@
 # Installs dpkg-dev, debhelper, fakeroot and lintian when missing (apt-get, idempotent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$PWD
 out=$(mkdir -p "${1:-out/deb}" && cd "${1:-out/deb}" && pwd)
 
 log() { echo "build-deb: $*" >&2; }
