@@ -13,6 +13,22 @@ struct ConfigurationKeyReferenceTests {
     /// The top-level tables of the daemon's file.
     static let sections = ["store", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log"]
 
+    /// The patterns, compiled once. Why: the test scans every string literal of Sources/, and
+    /// compiling a Regex per literal kept one of the two cooperative threads busy for seconds,
+    /// which starved the timing-bound daemon tests running beside it in the same process.
+    nonisolated(unsafe) static let bracketed = try! Regex(
+        "\\[\\[?((?:\(sections.joined(separator: "|")))(?:\\.[a-z_-]+)?)\\]\\]? `?([a-z][a-z_-]*)"
+    )
+    nonisolated(unsafe) static let dotted = try! Regex(
+        "`((?:\(sections.joined(separator: "|")))(?:\\.[a-z_<>-]+)+)[` =]"
+    )
+    nonisolated(unsafe) static let configKey = try! Regex("config(?:uration)? (?:key )?`([a-z_]+)`")
+    nonisolated(unsafe) static let backticked = try! Regex("`([^`]+)`")
+    nonisolated(unsafe) static let tomlHeader = try! Regex("^\\[\\[?([a-z.]+)\\]\\]?")
+    nonisolated(unsafe) static let tomlAssignment = try! Regex("^([a-z][a-z_-]*) *=")
+    nonisolated(unsafe) static let manualHeading = try! Regex("^\\.SS \"?\\[\\[?([a-z.]+)\\]\\]?")
+    nonisolated(unsafe) static let manualEntry = try! Regex("^\\.B ([a-z][a-z_-]*)")
+
     /// A named key and where it was named.
     struct Reference: Hashable, CustomStringConvertible {
         var key: String
@@ -114,7 +130,9 @@ struct ConfigurationKeyReferenceTests {
             guard path.hasSuffix(".swift") else { continue }
             let text = try String(contentsOf: sources.appendingPathComponent(path), encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                for literal in stringLiterals(String(line)) {
+                // Only literals that can hold one of the three forms are matched.
+                guard line.contains("[") || line.contains("`") else { continue }
+                for literal in stringLiterals(String(line)) where literal.contains("[") || literal.contains("`") {
                     all.formUnion(Self.references(inProse: literal, place: "Sources/\(path):\(number + 1)"))
                 }
             }
@@ -125,8 +143,6 @@ struct ConfigurationKeyReferenceTests {
     /// `[section] key`, `[[ports]] key`, `` `section.key` `` and `` config `key` `` in running text.
     static func references(inProse text: String, place: String) -> [Reference] {
         var found: [Reference] = []
-        let sectionPattern = sections.joined(separator: "|")
-        let bracketed = try! Regex("\\[\\[?((?:\(sectionPattern))(?:\\.[a-z_-]+)?)\\]\\]? `?([a-z][a-z_-]*)")
         for match in text.matches(of: bracketed) {
             let table = String(match.output[1].substring ?? "")
             let key = String(match.output[2].substring ?? "")
@@ -139,14 +155,13 @@ struct ConfigurationKeyReferenceTests {
             }
             found.append(Reference(key: "\(table).\(key)", place: place))
         }
-        let dotted = try! Regex("`((?:\(sectionPattern))(?:\\.[a-z_<>-]+)+)[` =]")
         for match in text.matches(of: dotted) {
             let key = String(match.output[1].substring ?? "")
             if [".md", ".yaml", ".toml", ".crt", ".key", ".sh"].contains(where: { key.hasSuffix($0) }) { continue }
             found.append(Reference(key: key.replacingOccurrences(of: "<rat>", with: "nb-iot"), place: place))
         }
         // "config `name`": a key named without its table, which no reader can find.
-        for match in text.matches(of: try! Regex("config(?:uration)? (?:key )?`([a-z_]+)`")) {
+        for match in text.matches(of: configKey) {
             found.append(Reference(key: String(match.output[1].substring ?? ""), place: place))
         }
         return found
@@ -157,7 +172,7 @@ struct ConfigurationKeyReferenceTests {
     static func references(inTableRow row: String, place: String) -> [Reference] {
         let cells = row.split(separator: "|", omittingEmptySubsequences: true)
         guard let first = cells.first else { return [] }
-        let names = first.matches(of: try! Regex("`([^`]+)`")).compactMap { $0.output[1].substring.map(String.init) }
+        let names = first.matches(of: backticked).compactMap { $0.output[1].substring.map(String.init) }
         guard let lead = names.first, let dot = lead.lastIndex(of: "."),
             sections.contains(String(lead.split(separator: ".")[0]).trimmingCharacters(in: ["[", "]"]))
         else { return [] }
@@ -179,11 +194,11 @@ struct ConfigurationKeyReferenceTests {
         for raw in text.split(separator: "\n") {
             var line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("#") { line = line.dropFirst().trimmingCharacters(in: .whitespaces) }
-            if let header = line.firstMatch(of: try! Regex("^\\[\\[?([a-z.]+)\\]\\]?")) {
+            if let header = line.firstMatch(of: tomlHeader) {
                 table = String(header.output[1].substring ?? "")
                 continue
             }
-            if let assignment = line.firstMatch(of: try! Regex("^([a-z][a-z_-]*) *=")), !table.isEmpty {
+            if let assignment = line.firstMatch(of: tomlAssignment), !table.isEmpty {
                 found.append(Reference(key: "\(table).\(assignment.output[1].substring ?? "")", place: place))
             }
         }
@@ -196,11 +211,11 @@ struct ConfigurationKeyReferenceTests {
         var found: [Reference] = []
         var afterTP = false
         for line in text.split(separator: "\n") {
-            if let heading = line.firstMatch(of: try! Regex("^\\.SS \"?\\[\\[?([a-z.]+)\\]\\]?")) {
+            if let heading = line.firstMatch(of: manualHeading) {
                 table = String(heading.output[1].substring ?? "")
             } else if line.hasPrefix(".SH") {
                 table = ""
-            } else if afterTP, !table.isEmpty, let entry = line.firstMatch(of: try! Regex("^\\.B ([a-z][a-z_-]*)")) {
+            } else if afterTP, !table.isEmpty, let entry = line.firstMatch(of: manualEntry) {
                 found.append(Reference(key: "\(table).\(entry.output[1].substring ?? "")", place: place))
             }
             afterTP = line.hasPrefix(".TP")
