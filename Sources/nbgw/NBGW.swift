@@ -20,6 +20,7 @@ struct NBGW: AsyncParsableCommand {
             Modem.self, ModemsCommand.self, ATConsole.self,
             CloudCommand.self, APIKeys.self, IngestCommand.self,
             DiscoveryCommand.self,
+            StoreCommand.self,
         ]
     )
 
