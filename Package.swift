@@ -100,11 +100,12 @@ let package = Package(
             ]
         ),
 
-        // Layer 2: the cloud behind one interface (embedded local for now).
+        // Layer 2: the cloud seam: what a cloud does (remote work only, no store type) and the
+        // embedded local cloud. Adapters depend on it, never on the store.
         .target(
             name: "Cloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry",
+                "DeviceIdentity", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -113,9 +114,19 @@ let package = Package(
         .target(
             name: "TuyaCloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                "DeviceIdentity", "Pairing", "Cloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 2: the catalogue of cloud adapters (one line each) and the one way the CLI and the
+        // daemon build the configured cloud.
+        .target(
+            name: "CloudCatalogue",
+            dependencies: [
+                "Cloud", "TuyaCloud", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -207,7 +218,9 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing", "Control",
+                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
+                "Pairing",
+                "Control",
                 // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -235,7 +248,8 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning", "ATKit",
+                "TuyaCloud", "Ingest",
                 "Gateway", "Control",
                 // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
                 "Discovery", "Daemon",
@@ -264,7 +278,8 @@ let package = Package(
         .testTarget(
             name: "TuyaCloudTests",
             dependencies: [
-                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Provisioning", "Registry", "Pairing", "DeviceIdentity",
+                "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]

@@ -1,5 +1,4 @@
 import Control
-import TuyaCloud
 
 extension DaemonConfiguration {
     /// The effective configuration as a TOML document (what `nbgwd --check-config` prints): every
@@ -39,11 +38,12 @@ extension DaemonConfiguration {
             lines.append("")
         }
         lines.append("[cloud]")
-        lines.append("mode = \(quoted(cloud.mode.rawValue))")
+        lines.append("mode = \(quoted(cloud.mode))")
         if let url = cloud.url { lines.append("url = \(quoted(url))") }
+        lines.append("sync_wait = \(seconds(cloud.syncWait))")
         for key in Cloud.settingsKeys {
             guard let value = cloud.settings[key] else { continue }
-            if key == CloudConfiguration.SettingsKey.secret {
+            if Cloud.secretKeys.contains(key) {
                 lines.append("# \(key) is set (not shown)")
             } else {
                 lines.append("\(key) = \(quoted(value))")

@@ -1,3 +1,4 @@
+import CloudCatalogue
 import Logging
 import Pairing
 import TOMLKit
@@ -185,20 +186,24 @@ extension DaemonConfiguration {
     }
 
     private static func readCloud(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Cloud {
-        reader.checkKeys(table, at: "cloud", allowed: ["mode", "url"] + Cloud.settingsKeys)
+        reader.checkKeys(table, at: "cloud", allowed: CloudCatalogue.commonKeys + Cloud.settingsKeys)
         var cloud = Cloud()
+        let modes = CloudCatalogue.modes.map { "\"\($0)\"" }.joined(separator: ", ")
         if let text = reader.string(table, "mode", at: "cloud", example: "\"local\"") {
-            if let mode = Cloud.Mode(rawValue: text) {
-                cloud.mode = mode
+            if CloudCatalogue.adapter(mode: text) != nil {
+                cloud.mode = text
             } else {
                 reader.report(
                     "cloud.mode",
-                    "unknown mode \(text.escapedForDisplay()): use \"local\" (the embedded cloud, no network) or "
-                        + "\"http\" (with url = \"https://HOST\")"
+                    "unknown mode \(text.escapedForDisplay()): use one of \(modes) (\"local\": the embedded cloud, "
+                        + "no network; the others with url = \"https://HOST\", docs/cloud.md)"
                 )
             }
         }
         cloud.url = reader.string(table, "url", at: "cloud", example: "\"https://openapi.tuyaeu.com\"")
+        if let wait = reader.seconds(table, "sync_wait", at: "cloud", in: 0...120, example: "2") {
+            cloud.syncWait = wait
+        }
         for key in Cloud.settingsKeys {
             guard let value = table[key] else { continue }
             if let text = value.string {
@@ -211,14 +216,22 @@ extension DaemonConfiguration {
                 reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
             }
         }
-        if cloud.mode == .local, cloud.url != nil, table["mode"] != nil {
+        if table["mode"] == nil, let url = cloud.url {
+            // A url alone names its cloud, as `--cloud URL` does.
+            if let selection = try? CloudCatalogue.selection(spec: url) { cloud.mode = selection.mode }
+        }
+        if !cloud.isRemote, cloud.url != nil, table["mode"] != nil {
             reader.report(
                 "cloud.url",
-                "a url is set but mode = \"local\": remove the url, or set mode = \"http\" to use that cloud"
+                "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
             )
         }
-        if table["mode"] == nil, cloud.url != nil {
-            cloud.mode = .http
+        let ownKeys = CloudCatalogue.adapter(mode: cloud.mode)?.settingsKeys ?? []
+        for key in Cloud.settingsKeys where table[key] != nil && !ownKeys.contains(key) {
+            reader.report(
+                "cloud.\(key)",
+                "\(key) is not a setting of mode \"\(cloud.mode)\"; remove it, or set the mode it belongs to"
+            )
         }
         return cloud
     }

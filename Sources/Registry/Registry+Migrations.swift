@@ -23,6 +23,7 @@ extension Registry {
         migrator.registerMigration("v6-audit-origin") { db in try db.execute(sql: v6AuditOrigin) }
         migrator.registerMigration("v7-lean-bind") { db in try migrateToLeanBind(db) }
         migrator.registerMigration("v8-operator") { db in try migrateToOperator(db) }
+        migrator.registerMigration("v9-module-credential") { db in try db.execute(sql: v9ModuleCredential) }
         return migrator
     }
 

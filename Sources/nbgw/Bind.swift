@@ -84,7 +84,7 @@ struct Bind: AsyncParsableCommand {
         var boundAt: Date
         var source: String
         var `operator`: String?
-        /// With an HTTP cloud: `synced`, `queued` or `failed`.
+        /// With a remote cloud: `synced`, `queued` or `failed`.
         var cloudSync: String?
         var cloudMessage: String?
     }
@@ -96,8 +96,9 @@ struct Bind: AsyncParsableCommand {
         }
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await cloudOptions.withCloud(registry) { cloud in
-                try await BindingService(cloud: cloud, registry: registry).bind(
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait).bind(
                     qr: qr!,
                     account: account!,
                     home: home!,
@@ -162,8 +163,10 @@ struct Unbind: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await cloudOptions.withCloud(registry) { cloud in
-                try await cloud.unbindDevice(deviceID: device, source: .cli, operator: who.resolved)
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait)
+                    .unbind(deviceID: device, source: .cli, operator: who.resolved)
             }
             let removed = result.binding
             if store.json {

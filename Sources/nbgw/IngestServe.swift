@@ -113,7 +113,8 @@ struct IngestServe: AsyncParsableCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
             let registry = try store.openRegistry()
             let json = store.json
-            try await cloudOptions.withCloud(registry) { cloud in
+            configuration.cloudWait = try cloudOptions.cloudWait()
+            try await cloudOptions.withCloud { [configuration] cloud in
                 let scheme = configuration.scheme
                 let app = try IngestService.buildApplication(
                     configuration: configuration,

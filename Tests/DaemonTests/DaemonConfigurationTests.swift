@@ -86,7 +86,7 @@ struct DaemonConfigurationTests {
     func completeFile() throws {
         let configuration = try DaemonConfiguration.parse(toml: Self.full, file: "full.toml")
         #expect(configuration.store.path == "/var/lib/nbgw/nbgw.sqlite")
-        #expect(configuration.cloud == .init(mode: .local))
+        #expect(configuration.cloud == .init(mode: "local"))
         #expect(configuration.modem.apn == "iot.example")
         #expect(configuration.modem.technologies == ["nb-iot", "lte-m"])
         #expect(configuration.modem.bands == ["nb-iot": [3, 8, 20], "lte-m": [2, 4]])
@@ -285,14 +285,43 @@ struct DaemonConfigurationTests {
                 "NBGW_CLOUD_SECRET": "s3cr3t-value",
             ]
         )
-        #expect(loaded.configuration.cloud.mode == .http)
+        #expect(loaded.configuration.cloud.mode == "http")
         #expect(loaded.configuration.cloud.url == "https://openapi.tuyaeu.com")
         let local = try DaemonConfiguration.load(
             explicitPath: file,
             environment: ["NBGW_CLOUD_URL": "https://openapi.tuyaeu.com"],
             overrides: DaemonOverrides(cloud: "local")
         )
-        #expect(local.configuration.cloud.mode == .local)
+        #expect(local.configuration.cloud.mode == "local")
+    }
+
+    @Test("[cloud] modes come from the adapter catalogue; an adapter's keys belong to its mode; sync_wait is read")
+    func cloudModesAndKeys() throws {
+        let http = try DaemonConfiguration.parse(
+            toml: "[cloud]\nurl = \"https://openapi.tuyaeu.com\"\nsync_wait = 0.5\n",
+            file: "c.toml"
+        )
+        #expect(http.cloud.mode == "http" && http.cloud.syncWait == .milliseconds(500))
+        #expect(http.renderedTOML().contains("sync_wait = 0.5"))
+        let unknown = try problems("[cloud]\nmode = \"ftp\"\n")
+        #expect(unknown.problems.first?.key == "cloud.mode")
+        #expect(unknown.problems.first?.message.contains("\"local\", \"http\"") == true)
+        let stray = try problems("[cloud]\nmode = \"local\"\nclient_id = \"id\"\n")
+        #expect(stray.problems.first?.key == "cloud.client_id")
+        #expect(stray.problems.first?.message.contains("not a setting of mode \"local\"") == true)
+        let slow = try problems("[cloud]\nsync_wait = 600\n")
+        #expect(slow.problems.first?.key == "cloud.sync_wait")
+        #expect {
+            try DaemonConfiguration.load(
+                explicitPath: nil,
+                defaultPath: "/nonexistent/nbgwd.toml",
+                environment: [:],
+                overrides: DaemonOverrides(cloud: "gopher://example.org")
+            )
+        } throws: { error in
+            (error as? DaemonConfigurationError)?.problems.first?.key == "--cloud"
+                && "\(error)".contains("names no known cloud")
+        }
     }
 
     @Test("a file holding the cloud secret must not be readable by others")

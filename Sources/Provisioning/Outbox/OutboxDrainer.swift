@@ -1,29 +1,50 @@
+import Cloud
 import Foundation
 import Logging
 import Pairing
 import Registry
 
 /// Sends the registry's outbox to the cloud: claims due rows (oldest first, one at a time per
-/// device), sends each with its idempotency key, and settles it exactly once: done, rescheduled
-/// with backoff, or dead. A drainer that dies mid-row leaves the row in flight until its lease
+/// device), sends each with its idempotency key through ``OutboxSender``, and settles it exactly
+/// once: done, rescheduled with backoff, or dead. A drainer that dies mid-row leaves the row in flight until its lease
 /// runs out; the next drain sends it again and the cloud answers the repeated key with its first
 /// answer, so the effect happens once.
 ///
 /// Used by `nbgw cloud sync` (one ``drain(maxRows:)``) and the daemon (``run(every:clock:)``).
 public struct OutboxDrainer: Sendable {
-    public let cloud: HTTPCloud
-    /// The lease owner written on claimed rows.
-    public let owner: String
+    public let sender: OutboxSender
     /// Rows claimed per round.
     public let batchSize: Int
 
-    public init(cloud: HTTPCloud, owner: String? = nil, batchSize: Int = 16) {
-        self.cloud = cloud
-        self.owner =
-            owner
-            ?? "drainer-\(ProcessInfo.processInfo.processIdentifier)-\(Registry.makeIdempotencyKey().suffix(8))"
+    /// - Parameters:
+    ///   - owner: the lease owner written on claimed rows; by default one unique to this drainer.
+    ///   - logger: where drains and unsent rows are logged; nil logs nothing.
+    public init(
+        registry: Registry,
+        cloud: any CloudService,
+        owner: String? = nil,
+        batchSize: Int = 16,
+        logger: Logger? = nil
+    ) {
+        self.init(
+            sender: OutboxSender(
+                registry: registry,
+                cloud: cloud,
+                owner: owner
+                    ?? "drainer-\(ProcessInfo.processInfo.processIdentifier)-\(IdempotencyKey.make().suffix(8))",
+                logger: logger
+            ),
+            batchSize: batchSize
+        )
+    }
+
+    public init(sender: OutboxSender, batchSize: Int = 16) {
+        self.sender = sender
         self.batchSize = max(1, batchSize)
     }
+
+    var registry: Registry { sender.registry }
+    var owner: String { sender.owner }
 
     /// Sends every due row (up to `maxRows`). Stops early when the configuration is wrong or the
     /// cloud is unreachable: every other row would fail the same way.
@@ -33,9 +54,9 @@ public struct OutboxDrainer: Sendable {
         drainLoop: while handled < maxRows {
             let batch: [Registry.OutboxEntry]
             do {
-                batch = try cloud.registry.claimOutbox(
+                batch = try registry.claimOutbox(
                     owner: owner,
-                    lease: cloud.outboxLease,
+                    lease: sender.lease,
                     limit: min(batchSize, maxRows - handled)
                 )
             } catch {
@@ -45,7 +66,7 @@ public struct OutboxDrainer: Sendable {
             if batch.isEmpty { break }
             for (index, entry) in batch.enumerated() {
                 handled += 1
-                let result = await cloud.process(entry, owner: owner, policy: nil)
+                let result = await sender.process(entry, patience: .background)
                 let stop = record(result, entry, into: &report)
                 if let stop {
                     report.stoppedBy = stop
@@ -54,10 +75,10 @@ public struct OutboxDrainer: Sendable {
                 }
             }
         }
-        if let counts = try? cloud.registry.outboxCounts() {
+        if let counts = try? registry.outboxCounts() {
             report.remaining = Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
         }
-        cloud.logger.info(
+        sender.logger.info(
             "cloud outbox drained",
             metadata: [
                 "sent": "\(report.sent)", "rescheduled": "\(report.rescheduled)", "dead": "\(report.dead)",
@@ -81,7 +102,7 @@ public struct OutboxDrainer: Sendable {
 
     /// Returns a reason to stop, or nil to go on.
     private func record(
-        _ result: HTTPCloud.ProcessResult,
+        _ result: OutboxSender.Result,
         _ entry: Registry.OutboxEntry,
         into report: inout OutboxDrainReport
     ) -> String? {
@@ -124,7 +145,7 @@ public struct OutboxDrainer: Sendable {
     /// Gives back rows claimed but not sent, due again at once.
     private func release(_ rows: ArraySlice<Registry.OutboxEntry>, reason: String) {
         for row in rows {
-            _ = try? cloud.registry.failOutbox(
+            _ = try? registry.failOutbox(
                 id: row.id,
                 owner: owner,
                 code: "NOT_SENT",

@@ -1,5 +1,3 @@
-import Registry
-
 /// What one ``OutboxDrainer/drain(maxRows:)`` did.
 public struct OutboxDrainReport: Sendable, Equatable, Codable {
     /// A row that did not get through.

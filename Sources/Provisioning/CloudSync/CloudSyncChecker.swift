@@ -1,12 +1,15 @@
+import Cloud
 import Pairing
 import Registry
 
-/// Compares the local store with the cloud's view (`nbgw cloud sync --check`): registered modules
-/// by IMEI and device id, bindings by device (account = cloud `uid`, home = cloud `asset_id`),
-/// plus outbox work not yet sent or refused. Devices with unsent outbox work are reported as
-/// `sync-pending` only: their difference is expected until the drainer runs.
+/// Compares the local store with the cloud's view (`nbgw cloud sync --check`), for any cloud that
+/// syncs: registered modules by IMEI and device id, bindings by device (account and, where the
+/// cloud has homes, home), plus outbox work not yet sent or refused. Devices with unsent outbox
+/// work are reported as `sync-pending` only: their difference is expected until the drainer runs.
+/// A cloud that can only be asked about the store's modules (``Cloud/CloudInventory/isComplete``
+/// false) reports nothing "only in the cloud".
 public enum CloudSyncChecker {
-    public static func check(registry: Registry, cloud: HTTPCloud) async throws(NBGWError) -> CloudSyncReport {
+    public static func check(registry: Registry, cloud: any CloudService) async throws(NBGWError) -> CloudSyncReport {
         let localDevices = try pages { (after) throws(NBGWError) in
             try registry.devices(limit: 1000, after: after)
         } key: {
@@ -17,8 +20,19 @@ public enum CloudSyncChecker {
         } key: {
             $0.deviceID
         }
-        let cloudModules = try await cloud.cloudModules()
-        let cloudBindings = try await cloud.cloudBindings()
+        let credentials = try registry.moduleCredentials()
+        let inventory: CloudInventory
+        do {
+            inventory = try await cloud.inventory(
+                of: localDevices.map {
+                    CloudInventory.Module(deviceID: $0.deviceID, imei: $0.imei, credential: credentials[$0.imei])
+                }
+            )
+        } catch {
+            throw error.error
+        }
+        let cloudModules = inventory.modules
+        let cloudBindings = inventory.bindings
         let unfinished = try registry.outboxEntries(states: [.pending, .inflight], limit: 100_000)
         let dead = try registry.outboxEntries(states: [.dead], limit: 100_000).filter {
             $0.lastErrorCode != "SUPERSEDED"
@@ -61,7 +75,7 @@ public enum CloudSyncChecker {
                         imei: device.imei,
                         local: device.deviceID,
                         detail: "registered here but not in the cloud; register it again (`nbgw devices register "
-                            + "--imei \(device.imei)`) with the HTTP cloud configured"
+                            + "--imei \(device.imei)`) with that cloud configured"
                     )
                 )
                 continue
@@ -80,7 +94,8 @@ public enum CloudSyncChecker {
                 )
             }
         }
-        for module in cloudModules where !localIMEIs.contains(module.imei) && !waiting.contains(module.imei) {
+        for module in cloudModules
+        where inventory.isComplete && !localIMEIs.contains(module.imei) && !waiting.contains(module.imei) {
             divergences.append(
                 CloudSyncDivergence(
                     kind: .deviceOnlyInCloud,
@@ -109,25 +124,26 @@ public enum CloudSyncChecker {
                 )
                 continue
             }
-            if remote.uid != binding.account || remote.assetID != binding.home {
+            if remote.account != binding.account || (remote.home.map { $0 != binding.home } ?? false) {
                 divergences.append(
                     CloudSyncDivergence(
                         kind: .bindingDiffers,
                         deviceID: binding.deviceID,
                         imei: binding.imei,
                         local: local,
-                        cloud: "\(remote.uid)/\(remote.assetID)",
+                        cloud: remote.described,
                         detail: "bound to different owners; the device's owner must unbind it on the wrong side"
                     )
                 )
             }
         }
-        for remote in cloudBindings where !localBound.contains(remote.deviceID) && !waiting.contains(remote.deviceID) {
+        for remote in cloudBindings
+        where inventory.isComplete && !localBound.contains(remote.deviceID) && !waiting.contains(remote.deviceID) {
             divergences.append(
                 CloudSyncDivergence(
                     kind: .bindingOnlyInCloud,
                     deviceID: remote.deviceID,
-                    cloud: "\(remote.uid)/\(remote.assetID)",
+                    cloud: remote.described,
                     detail: "bound in the cloud but not here; bind it here too, or unbind it in the cloud"
                 )
             )
@@ -155,4 +171,9 @@ public enum CloudSyncChecker {
             after = key(last)
         }
     }
+}
+
+extension CloudInventory.Binding {
+    /// `alice/lab`, or `alice` for a cloud without homes.
+    var described: String { home.map { "\(account)/\($0)" } ?? account }
 }

@@ -1,6 +1,8 @@
-/// When and how long to wait before trying a cloud call again.
+/// When and how long to wait before trying a cloud call again: the attempts of one call (an
+/// adapter's HTTP client) and the spacing of an outbox row's later tries (`Provisioning`).
 ///
-/// Retried (pairing-anchors §1.6): transport failures (refused, reset or dropped connections,
+/// Which failures are worth a retry is the adapter's to say (TuyaCloud's `RetryPolicy+Tuya.swift`
+/// for the Tuya-style cloud). For that cloud: retried (pairing-anchors §1.6): transport failures (refused, reset or dropped connections,
 /// timeouts), HTTP 5xx and 429, and the envelope codes `500` (system error), `1110` (concurrent
 /// requests over the limit), `1111` (system busy) and `1199` (requests too frequent). Never retried:
 /// `1004` (sign invalid), `1013` (request time invalid), `1001`/`1005` (secret or client id
@@ -42,21 +44,6 @@ public struct RetryPolicy: Sendable, Equatable {
     /// One attempt only (still re-authenticating once on an expired token).
     public static let noRetries = RetryPolicy(maxAttempts: 1)
 
-    /// Envelope codes worth retrying after a pause.
-    public static let retryableCodes: Set<Int> = [500, 1110, 1111, 1199]
-    /// Envelope codes that mean "get a new access token and resend".
-    public static let reauthenticationCodes: Set<Int> = [1010, 1011]
-
-    /// Whether a failed attempt is worth repeating.
-    public func isRetryable(_ kind: TuyaCloudError.Kind) -> Bool {
-        switch kind {
-        case .transport, .timedOut: true
-        case .httpStatus(let status, _): status == 429 || (500...599).contains(status)
-        case .api(let code, _): RetryPolicy.retryableCodes.contains(code)
-        case .malformedResponse, .configuration, .cancelled: false
-        }
-    }
-
     /// The pause after `attempt` (1-based) failed, before the next one.
     ///
     /// - Parameters:
@@ -88,12 +75,12 @@ public struct RetryPolicy: Sendable, Equatable {
 
 extension Duration {
     /// The duration in seconds, as a `Double`.
-    var seconds: Double {
+    package var seconds: Double {
         let (whole, attoseconds) = components
         return Double(whole) + Double(attoseconds) / 1e18
     }
 
-    var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         let (whole, attoseconds) = components
         return whole * 1000 + attoseconds / 1_000_000_000_000_000
     }
