@@ -65,13 +65,16 @@ struct LocalFirstTests {
             var configuration = try CloudConfiguration(
                 baseURL: "http://127.0.0.1:\(silent.port)",
                 credentials: CloudHarness.credentials,
-                connectTimeout: .seconds(2),
+                // Why a minute: only the budget may end this call. A 2 s real-time connect timeout
+                // fired first on a loaded CI machine (the silent port accepts, but the event loop
+                // saw the connection late) and the row was rescheduled with backoff instead.
+                connectTimeout: .seconds(60),
                 requestTimeout: .seconds(60)
             )
             configuration.labelBase = h.cloud.configuration.labelBase
             let hanging = HTTPCloud(
                 configuration: configuration,
-                transport: AsyncHTTPClientTransport(connectTimeout: .seconds(2)),
+                transport: AsyncHTTPClientTransport(connectTimeout: .seconds(60)),
                 clock: h.sleeps,
                 wallClock: h.wallClock
             )
