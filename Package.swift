@@ -184,6 +184,9 @@ let package = Package(
             name: "Discovery",
             dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
         ),
+        // Writes udev-rules/90-nbgw.rules and docs/discovery.md's module table from KnownModule.catalogue;
+        // `--check` (tools/test.sh) fails while the committed files are not what it writes.
+        .executableTarget(name: "nbgw-gen-udev", dependencies: ["Discovery"], path: "tools/gen-udev"),
         // umockdev's testbed (tests only): fake udev devices whose ttys are ptys we play.
         .systemLibrary(
             name: "CUMockdev",
