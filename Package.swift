@@ -121,12 +121,22 @@ let package = Package(
             ]
         ),
 
+        // Layer 2: Kii Thing-IF onboarding and thing ownership behind the same CloudService.
+        .target(
+            name: "KiiCloud",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Cloud",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 2: the catalogue of cloud adapters (one line each) and the one way the CLI and the
         // daemon build the configured cloud.
         .target(
             name: "CloudCatalogue",
             dependencies: [
-                "Cloud", "TuyaCloud", "Pairing",
+                "Cloud", "TuyaCloud", "KiiCloud", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
