@@ -317,6 +317,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "KiiCloudTests",
+            dependencies: [
+                "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "Pairing",
+                "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator",
+            ]
+        ),
+        .testTarget(
             name: "IngestTests",
             dependencies: [
                 "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity", "TestCertificates",
