@@ -53,6 +53,7 @@ let package = Package(
         .executable(name: "nbgw", targets: ["nbgw"]),
         .executable(name: "nbgwd", targets: ["nbgwd"]),
         .executable(name: "nbgw-cloud-emulator", targets: ["nbgw-cloud-emulator"]),
+        .executable(name: "nbgw-kii-emulator", targets: ["nbgw-kii-emulator"]),
         .library(name: "ATKit", targets: ["ATKit"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Registry", targets: ["Registry"]),
@@ -121,12 +122,22 @@ let package = Package(
             ]
         ),
 
+        // Layer 2: Kii Thing-IF onboarding and thing ownership behind the same CloudService.
+        .target(
+            name: "KiiCloud",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Cloud",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 2: the catalogue of cloud adapters (one line each) and the one way the CLI and the
         // daemon build the configured cloud.
         .target(
             name: "CloudCatalogue",
             dependencies: [
-                "Cloud", "TuyaCloud", "Pairing",
+                "Cloud", "TuyaCloud", "KiiCloud", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -151,6 +162,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "tools/cloud-emulator/Sources"
+        ),
+
+        // A Kii emulator (Thing-IF onboarding, things, ownership, users) for tests, the demo and evaluators.
+        .executableTarget(
+            name: "nbgw-kii-emulator",
+            dependencies: [
+                "KiiEmulatorKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/kii-emulator/main"
+        ),
+        .target(
+            name: "KiiEmulatorKit",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/kii-emulator/Sources"
         ),
 
         // Layer 3: the QR ingest HTTP API (Hummingbird, HTTPS through NIOSSL), run by nbgwd or `nbgw ingest serve`.
@@ -285,6 +317,13 @@ let package = Package(
                 "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "KiiCloudTests",
+            dependencies: [
+                "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "Pairing",
+                "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator",
             ]
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Cloud
+import KiiCloud
 import Logging
 import Pairing
 import TuyaCloud
@@ -11,6 +12,7 @@ public enum CloudCatalogue {
     public static let adapters: [any CloudAdapter.Type] = [
         EmbeddedCloud.self,
         HTTPCloud.self,
+        KiiCloud.self,
     ]
 
     /// The `[cloud]` keys every mode reads: `mode`, `url`, `sync_wait`.
