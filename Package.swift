@@ -191,10 +191,7 @@ let package = Package(
         // BindingService.
         .target(
             name: "Scanning",
-            dependencies: [
-                "Pairing", "Provisioning", "Registry",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["Pairing", "Provisioning", "Registry"]
         ),
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
@@ -335,6 +332,8 @@ let package = Package(
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
                 "TestCertificates",
+                // The label files nbgwd writes, read back.
+                "QRImage",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -346,7 +345,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates", "QRImage"]
         ),
     ]
 )

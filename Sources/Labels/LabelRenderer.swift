@@ -39,19 +39,25 @@ public enum LabelRenderer {
         )
         cairo_surface_flush(surface)
         let sink = ByteSink()
-        let status = cairo_surface_write_to_png_stream(surface, ByteSink.write, Unmanaged.passUnretained(sink).toOpaque())
+        let status = cairo_surface_write_to_png_stream(
+            surface,
+            ByteSink.write,
+            Unmanaged.passUnretained(sink).toOpaque()
+        )
         try checkStatus(status, "writing the PNG")
         return sink.bytes
     }
 
-    /// One label as an SVG document (points; the label's size in millimetres).
+    /// One label as an SVG document, in millimetres.
     public static func svg(_ label: Label, style: LabelStyle = LabelStyle()) throws(LabelError) -> [UInt8] {
         try style.validate()
         let matrix = try QRMatrix.encode(label.payload, correction: style.correction)
-        let perMM = 72 / 25.4
+        // The document's unit is the millimetre (cairo then writes width="50mm" and a viewBox in mm),
+        // so the drawing's units are millimetres too.
+        let perMM = 1.0
         let sink = ByteSink()
-        let width = style.widthMM * perMM
-        let height = style.heightMM * perMM
+        let width = style.widthMM
+        let height = style.heightMM
         guard
             let surface = cairo_svg_surface_create_for_stream(
                 ByteSink.write,

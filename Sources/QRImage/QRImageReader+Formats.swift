@@ -71,10 +71,21 @@ extension QRImageReader {
         var subsampling: Int32 = 0
         var colourspace: Int32 = 0
         let header = bytes.withUnsafeBufferPointer { buffer in
-            tjDecompressHeader3(handle, buffer.baseAddress, UInt(buffer.count), &width, &height, &subsampling, &colourspace)
+            tjDecompressHeader3(
+                handle,
+                buffer.baseAddress,
+                UInt(buffer.count),
+                &width,
+                &height,
+                &subsampling,
+                &colourspace
+            )
         }
         guard header == 0 else {
-            throw QRImageError(.unsupported, "\(name) is not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+            throw QRImageError(
+                .unsupported,
+                "\(name) is not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))"
+            )
         }
         try checkSize(width: Int(width), height: Int(height), name: name)
         var grey = [UInt8](repeating: 0, count: Int(width) * Int(height))
@@ -95,7 +106,10 @@ extension QRImageReader {
         }
         // A warning (a truncated tail, say) still leaves a picture worth scanning.
         if result != 0, tjGetErrorCode(handle) == Int32(TJERR_FATAL.rawValue) {
-            throw QRImageError(.unsupported, "\(name) is not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))")
+            throw QRImageError(
+                .unsupported,
+                "\(name) is not a readable JPEG: \(String(cString: tjGetErrorStr2(handle)))"
+            )
         }
         return GreyImage(width: Int(width), height: Int(height), pixels: grey)
     }

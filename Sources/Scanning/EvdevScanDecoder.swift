@@ -38,8 +38,10 @@ public struct EvdevScanDecoder: Sendable {
         defer { record.removeAll(keepingCapacity: true) }
         let type = UInt16(record[16]) | UInt16(record[17]) << 8
         let code = UInt16(record[18]) | UInt16(record[19]) << 8
-        let value = Int32(bitPattern: UInt32(record[20]) | UInt32(record[21]) << 8 | UInt32(record[22]) << 16
-            | UInt32(record[23]) << 24)
+        let value = Int32(
+            bitPattern: UInt32(record[20]) | UInt32(record[21]) << 8 | UInt32(record[22]) << 16
+                | UInt32(record[23]) << 24
+        )
         guard type == Self.typeKey else { return nil }
         return key(code, value: value)
     }

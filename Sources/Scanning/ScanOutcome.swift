@@ -46,7 +46,8 @@ public struct ScanTallies: Sendable, Equatable, Codable {
 
     /// `12 scans: 9 bound, 1 unchanged, 1 failed, 1 repeat`.
     public var summary: String {
-        var text = "\(scans) scan\(scans == 1 ? "" : "s"): \(bound) bound, \(unchanged) unchanged, \(failed) failed, "
+        var text =
+            "\(scans) scan\(scans == 1 ? "" : "s"): \(bound) bound, \(unchanged) unchanged, \(failed) failed, "
             + "\(repeats) repeat\(repeats == 1 ? "" : "s") ignored"
         if queued > 0 { text += " (\(queued) queued for the cloud)" }
         return text

@@ -9,7 +9,7 @@ import Glibc
 /// the time and the cloud's state. Each row is written (one `write(2)`) before the next scan is
 /// read, so a killed session loses nothing it answered; a session appends to an existing report.
 /// Mode 0600, like the batch report.
-public final class ScanReportWriter {
+public final class ScanReportWriter: Sendable {
     public static let header = "line,status,code,message,device_id,ref,note\n"
 
     public let path: String
@@ -51,7 +51,8 @@ public final class ScanReportWriter {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else { throw ScanReportError(path: path, reason: String(cString: strerror(errno))) }
             offset += written

@@ -128,7 +128,7 @@ public actor ScanSession {
             return ScanOutcome(
                 number: number,
                 status: .failed,
-                payload: payload.escapedForDisplay(),
+                payload: payload,
                 code: error.code.rawValue,
                 message: error.message
             )

@@ -21,7 +21,8 @@ public enum LabelFileWriter {
         guard fd >= 0 else { throw failure("create", temporary) }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+            }
             if written < 0, errno == EINTR { continue }
             guard written > 0 else {
                 let error = failure("write", temporary)

@@ -47,7 +47,9 @@ public struct LabelPrinter: Sendable {
             case .png, .svg:
                 return try devices.map { device throws(LabelError) in
                     let label = label(for: device)
-                    let bytes = format == .png ? try LabelRenderer.png(label, style: style) : try LabelRenderer.svg(label, style: style)
+                    let bytes =
+                        format == .png
+                        ? try LabelRenderer.png(label, style: style) : try LabelRenderer.svg(label, style: style)
                     return LabelDocument(
                         deviceIDs: [device.deviceID],
                         fileName: LabelPrinter.fileName(for: device, format: format),
@@ -59,7 +61,9 @@ public struct LabelPrinter: Sendable {
                 return [LabelDocument(deviceIDs: devices.map(\.deviceID), fileName: "labels.pdf", bytes: bytes)]
             case .zpl:
                 let text = try LabelRenderer.zpl(devices.map(label(for:)), style: style)
-                return [LabelDocument(deviceIDs: devices.map(\.deviceID), fileName: "labels.zpl", bytes: Array(text.utf8))]
+                return [
+                    LabelDocument(deviceIDs: devices.map(\.deviceID), fileName: "labels.zpl", bytes: Array(text.utf8))
+                ]
             }
         } catch {
             throw NBGWError(.invalidArgument, "cannot make the labels: \(error.message)")
