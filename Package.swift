@@ -89,6 +89,17 @@ let package = Package(
             path: "tools/modem-sim/main"
         ),
 
+        // Layer 0 (beside Pairing): labels and images, through the field's C libraries (system
+        // libraries: libqrencode, cairo, zbar, libjpeg-turbo); docs/labels-and-scanning.md.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Pure rendering: payload and text → QR matrix → PNG, SVG, PDF sheets, ZPL.
+        .target(name: "Labels", dependencies: ["CQREncode", "CCairo"]),
+        // The QR codes in a photo or a scan (PNG, JPEG) through zbar.
+        .target(name: "QRImage", dependencies: ["CZBar", "CCairo", "CTurboJPEG"]),
+
         // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SQLite's process-wide settings, applied when a program linking the store loads.
@@ -202,10 +213,17 @@ let package = Package(
         .target(
             name: "Provisioning",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Labels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+
+        // Layer 3: scanning sessions (stdin, evdev HID scanners, serial scanners) binding through
+        // BindingService.
+        .target(
+            name: "Scanning",
+            dependencies: ["Pairing", "Provisioning", "Registry"]
         ),
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
@@ -256,6 +274,8 @@ let package = Package(
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
                 "Pairing",
                 "Control",
+                // [labels]: a label file per module the gateway registers.
+                "Labels",
                 // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -285,6 +305,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning", "ATKit",
                 "TuyaCloud", "Ingest",
+                // `nbgw labels`, `nbgw scan`, `--image`.
+                "Labels", "QRImage", "Scanning",
                 "Gateway", "Control",
                 // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
                 "Discovery", "Daemon",
@@ -352,13 +374,20 @@ let package = Package(
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
                 "TestCertificates",
+                // The label files nbgwd writes, read back.
+                "QRImage",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "LabelsTests", dependencies: ["Labels", "QRImage", "CCairo", "CTurboJPEG"]),
+        .testTarget(
+            name: "ScanningTests",
+            dependencies: ["Scanning", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity", "TestClocks"]
+        ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates", "QRImage"]
         ),
     ]
 )

@@ -104,6 +104,7 @@ done
 cp packaging/systemd/nbgwd.service packaging/systemd/nbgw.sysusers.conf packaging/systemd/nbgw.tmpfiles.conf \
     "$stage/systemd/"
 cp udev-rules/90-nbgw.rules "$stage/udev/"
+cp udev-rules/88-nbgw-scanners.rules "$stage/udev/"
 cp packaging/nbgwd.toml "$stage/etc/nbgwd.toml"
 cp README.md "$stage/doc/"
 cp docs/*.md docs/*.yaml "$stage/doc/docs/"

@@ -9,8 +9,12 @@ cd "$(dirname "$0")/.."
 # umockdev + libumockdev-dev: fake udev devices in the discovery tests. wrk: the ingest benchmark.
 # openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
 # python3-prometheus-client: the daemon tests parse /metrics with the Prometheus client's own parser.
+# libqrencode-dev, libcairo2-dev, libzbar-dev, libturbojpeg0-dev: labels (QR matrix; PNG, SVG, PDF and text)
+# and reading QR codes in photos (zbar; JPEG). fonts-dejavu-core: the labels' text. poppler-utils: the label
+# tests render PDF sheets back to images (pdftoppm) for zbar.
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
-    python3-prometheus-client)
+    python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libturbojpeg0-dev fonts-dejavu-core
+    poppler-utils)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -140,6 +140,7 @@ check "systemd-analyze verify on the installed unit" \
     in_root systemd-analyze verify /usr/lib/systemd/system/nbgwd.service
 check "unit enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/nbgwd.service"
 check "udev rules /usr/lib/udev/rules.d/90-nbgw.rules" test -f "$root/usr/lib/udev/rules.d/90-nbgw.rules"
+check "scanner udev rules /usr/lib/udev/rules.d/88-nbgw-scanners.rules" test -f "$root/usr/lib/udev/rules.d/88-nbgw-scanners.rules"
 check "sysusers /usr/lib/sysusers.d/nbgw.conf" test -f "$root/usr/lib/sysusers.d/nbgw.conf"
 check "tmpfiles /usr/lib/tmpfiles.d/nbgw.conf" test -f "$root/usr/lib/tmpfiles.d/nbgw.conf"
 check "the unit's Documentation= targets are installed" bash -c '

@@ -237,6 +237,21 @@ public struct Daemon: Sendable {
             )
             services.append(("hooks", hooks))
         }
+        if configuration.labels.directory != nil {
+            // Subscribed now, before the gateway runs: the first registrations get labels too.
+            services.append(
+                (
+                    "labels",
+                    LabelWriterService(
+                        settings: configuration.labels,
+                        changes: gateway.stateChanges(),
+                        registry: registry,
+                        cloud: cloud,
+                        logger: logger
+                    )
+                )
+            )
+        }
         if configuration.metrics.enabled {
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)

@@ -125,6 +125,8 @@ extension DaemonConfiguration {
         lines.append("level = \(quoted(log.level.rawValue))")
         lines.append("")
         lines += renderedHooks(seconds: seconds, quoted: quoted)
+        lines.append("")
+        lines += renderedLabels(quoted: quoted)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -37,7 +37,7 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections + [hooksSection])
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
         }
@@ -91,6 +91,9 @@ extension DaemonConfiguration {
         }
         if let table = reader.table(root, hooksSection, at: "") {
             configuration.hooks = readHooks(table, &reader)
+        }
+        if let table = reader.table(root, labelsSection, at: "") {
+            configuration.labels = readLabels(table, &reader)
         }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)

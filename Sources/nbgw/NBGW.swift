@@ -21,6 +21,7 @@ struct NBGW: AsyncParsableCommand {
             CloudCommand.self, APIKeys.self, IngestCommand.self,
             DiscoveryCommand.self,
             StoreCommand.self,
+            LabelsCommand.self, ScanCommand.self,
         ]
     )
 
