@@ -24,6 +24,7 @@ extension Registry {
         migrator.registerMigration("v7-lean-bind") { db in try migrateToLeanBind(db) }
         migrator.registerMigration("v8-operator") { db in try migrateToOperator(db) }
         migrator.registerMigration("v9-module-credential") { db in try db.execute(sql: v9ModuleCredential) }
+        migrator.registerMigration("v10-console-operators") { db in try db.execute(sql: v10ConsoleOperators) }
         return migrator
     }
 
