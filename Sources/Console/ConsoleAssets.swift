@@ -62,6 +62,7 @@ enum ConsoleAssets {
         .result-bound { background: #d7f0df; border-color: var(--ok); color: #064d25; }
         .result-unchanged { background: #e3edf9; border-color: var(--accent); color: #0a3d73; }
         .result-failed { background: #fbe3e1; border-color: var(--bad); color: #7a1510; }
+        progress { width: 100%; max-width: 32rem; height: 1.2rem; }
         .history { padding-left: 1.2rem; }
         .history li { margin: 2px 0; }
         video { width: 100%; max-width: 480px; border-radius: 8px; background: #000; }
@@ -80,6 +81,8 @@ enum ConsoleAssets {
           thead { display: none; }
           #modems tr, #list tr { display: block; border-bottom: 2px solid var(--line); padding: 4px 0; }
           #modems td, #list td { display: block; border: 0; padding: 2px 8px; }
+          #modems td[data-label]:not(:empty)::before { content: attr(data-label) ": "; font-weight: 600;
+            color: var(--muted); }
         }
         """#
 
@@ -99,8 +102,9 @@ enum ConsoleAssets {
 
           function text(el, value) { el.textContent = value == null ? "" : String(value); }
 
-          function cell(tr, value, href) {
+          function cell(tr, value, href, label) {
             var td = document.createElement("td");
+            if (label) td.dataset.label = label;
             if (href) { var a = document.createElement("a"); a.href = href; text(a, value); td.appendChild(a); }
             else text(td, value);
             tr.appendChild(td);
@@ -120,12 +124,14 @@ enum ConsoleAssets {
                     var tr = document.createElement("tr");
                     tr.dataset.port = m.port;
                     var td = document.createElement("td");
+                    td.dataset.label = "State";
                     var span = document.createElement("span");
                     span.className = "state state-" + m.state.replace(/[^a-z_]/g, "");
                     text(span, m.state); td.appendChild(span); tr.appendChild(td);
-                    cell(tr, m.reason);
-                    cell(tr, m.imei, m.href);
-                    cell(tr, m.model); cell(tr, m.port); cell(tr, m.signal); cell(tr, m.deviceId);
+                    cell(tr, m.reason, null, "Reason");
+                    cell(tr, m.imei, m.href, "IMEI");
+                    cell(tr, m.model, null, "Model"); cell(tr, m.port, null, "Port");
+                    cell(tr, m.signal, null, "Signal"); cell(tr, m.deviceId, null, "Device");
                     rows.appendChild(tr);
                   });
                   body.replaceChildren(rows);
@@ -165,6 +171,15 @@ enum ConsoleAssets {
               Object.keys(extra).forEach(function (k) { data.set(k, extra[k]); });
               return data;
             }
+
+            // A home belongs to one owner: picking the home picks its account.
+            var home = document.getElementById("home"), account = document.getElementById("account");
+            function follow() {
+              var option = home.options[home.selectedIndex];
+              if (option && option.dataset.owner) account.value = option.dataset.owner;
+            }
+            home.addEventListener("change", follow);
+            if (!/[?&]account=/.test(location.search)) follow();
 
             form.addEventListener("submit", function (event) {
               event.preventDefault();

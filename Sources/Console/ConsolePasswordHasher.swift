@@ -5,11 +5,12 @@ import _CryptoExtras
 /// Console passwords, stored as PHC strings of scrypt (RFC 7914) through swift-crypto's
 /// `KDF.Scrypt` (BoringSSL's `EVP_PBE_scrypt`).
 ///
-/// Cost (docs/console.md, "Passwords"): N = 2^15, r = 8, p = 3, one of OWASP's equivalent scrypt
-/// settings: 32 MiB of memory per derivation (128 · r · N bytes), measured 0.17–0.25 s on this
-/// project's 2-core build host (`ConsolePasswordHasherTests` prints it). Why not 2^17 (OWASP's
-/// first row, 128 MiB): a gateway may have 256 MiB in all, and five sign-ins at once would take
-/// half of it; p = 3 buys the same work in a quarter of the memory. The parameters travel in the
+/// Cost (docs/console.md, "Security"): N = 2^15, r = 8, p = 3, one of OWASP's equivalent scrypt
+/// settings: 32 MiB of memory per derivation (128 · r · N bytes). `tools/bench-kdf.sh` measures
+/// it against OpenSSL's scrypt with the same parameters: on the shared 2-core build host at load
+/// 14-17, OpenSSL took 0.6-2.1 s and a debug build 4.8-5.9 s (BoringSSL unoptimised). Why not
+/// 2^17 (OWASP's first row, 128 MiB): a gateway may have 256 MiB in all, and five sign-ins at once
+/// would take half of it; p = 3 buys about the same work in a quarter of the memory. The parameters travel in the
 /// hash, so a later, higher cost verifies old hashes and `nbgw operators add --replace` upgrades.
 public struct ConsolePasswordHasher: Sendable, Equatable {
     /// log2(N).

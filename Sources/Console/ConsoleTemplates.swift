@@ -107,9 +107,11 @@ public struct ConsoleTemplates: Sendable {
         <thead><tr><th scope="col">State</th><th scope="col">Reason</th><th scope="col">IMEI</th><th scope="col">Model</th>
         <th scope="col">Port</th><th scope="col">Signal</th><th scope="col">Device</th></tr></thead>
         <tbody id="modems-body">
-        {{#modems}}<tr data-port="{{port}}"><td><span class="state state-{{state}}">{{state}}</span></td>
-        <td>{{reason}}</td><td>{{#href}}<a href="{{href}}">{{imei}}</a>{{/href}}{{^href}}{{imei}}{{/href}}</td>
-        <td>{{model}}</td><td>{{port}}</td><td>{{signal}}</td><td>{{deviceId}}</td></tr>
+        {{#modems}}<tr data-port="{{port}}"><td data-label="State"><span class="state state-{{state}}">{{state}}</span></td>
+        <td data-label="Reason">{{reason}}</td>
+        <td data-label="IMEI">{{#href}}<a href="{{href}}">{{imei}}</a>{{/href}}{{^href}}{{imei}}{{/href}}</td>
+        <td data-label="Model">{{model}}</td><td data-label="Port">{{port}}</td><td data-label="Signal">{{signal}}</td>
+        <td data-label="Device">{{deviceId}}</td></tr>
         {{/modems}}
         </tbody>
         </table>
@@ -164,9 +166,9 @@ public struct ConsoleTemplates: Sendable {
         <input id="qr" name="qr" autocomplete="off" autofocus required inputmode="none" spellcheck="false"></p>
         <p><button type="submit">Bind</button></p>
         </form>
-        <div id="result" class="result{{#result}} result-{{kind}}{{/result}}" role="status" aria-live="assertive" tabindex="-1">
-        {{#result}}<p class="result-status">{{headline}}</p><p class="result-code">{{code}}</p><p class="result-message">{{message}}</p>{{/result}}
-        </div>
+        <div id="result" class="result{{#result}} result-{{kind}}{{/result}}" role="status" aria-live="assertive" tabindex="-1">{{#result}}
+        <p class="result-status">{{headline}}</p><p class="result-code">{{code}}</p><p class="result-message">{{message}}</p>
+        {{/result}}</div>
         <section class="card" aria-labelledby="camera-h"><h2 id="camera-h">Camera</h2>
         <p class="hint">Frames go to the gateway, which reads the code (no QR library in the browser).</p>
         <p><button type="button" id="camera-start">Start camera</button>
