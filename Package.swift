@@ -71,6 +71,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The web console's server-side templates (HTML-escaping by default).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // Already resolved for Hummingbird; declared because the console names header fields.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -267,6 +271,23 @@ let package = Package(
         // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
         .target(name: "Control", dependencies: ["Gateway", "Discovery", "Pairing"]),
 
+        // Layer 5: the web console beside the ingest API (docs/console.md): operators, sessions,
+        // pages; binds through Provisioning, modem actions through the control socket.
+        .target(
+            name: "Console",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control", "Gateway",
+                // Camera frames decoded by zbar, as `--image` is.
+                "QRImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
         .target(
             name: "Daemon",
@@ -276,6 +297,7 @@ let package = Package(
                 "Control",
                 // [labels]: a label file per module the gateway registers.
                 "Labels",
+                "Console",
                 // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -308,6 +330,8 @@ let package = Package(
                 // `nbgw labels`, `nbgw scan`, `--image`.
                 "Labels", "QRImage", "Scanning",
                 "Gateway", "Control",
+                // `nbgw operators` (the console's password hashing) and `nbgw ingest serve`'s console.
+                "Console",
                 // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
                 "Discovery", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -357,6 +381,15 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "Console", "Registry", "Pairing", "DeviceIdentity", "Cloud", "Ingest",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "nbgw-udev-testbed"]),

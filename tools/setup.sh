@@ -10,11 +10,13 @@ cd "$(dirname "$0")/.."
 # openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
 # python3-prometheus-client: the daemon tests parse /metrics with the Prometheus client's own parser.
 # libqrencode-dev, libcairo2-dev, libzbar-dev, libturbojpeg0-dev: labels (QR matrix; PNG, SVG, PDF and text)
-# and reading QR codes in photos (zbar; JPEG). fonts-dejavu-core: the labels' text. poppler-utils: the label
-# tests render PDF sheets back to images (pdftoppm) for zbar.
+# and reading QR codes in photos and console camera frames (zbar; JPEG). fonts-dejavu-core: the labels' text.
+# poppler-utils: the label tests render PDF sheets back to images (pdftoppm) for zbar. chromium,
+# chromium-driver, qrencode and python3-venv: the console's browser tests (tools/test-console.sh; Selenium
+# goes into .build-venv).
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
     python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libturbojpeg0-dev fonts-dejavu-core
-    poppler-utils)
+    poppler-utils chromium chromium-driver qrencode python3-venv)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -31,6 +33,16 @@ if ((${#missing[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
     echo "setup: system packages present (${packages[*]})"
+fi
+
+# Selenium for the browser tests, pinned, in a venv of its own (never the system's site-packages).
+# Why 4.50.0, not the newest: 4.52 wants a certifi newer than the package index here offers.
+selenium_version=4.50.0
+venv=.build-venv
+if ! "$venv/bin/python3" -c "import selenium, sys; sys.exit(selenium.__version__ != '$selenium_version')" 2>/dev/null; then
+    echo "setup: installing selenium $selenium_version into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "selenium==$selenium_version"
 fi
 
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH; install Swift 6 first" >&2; exit 1; }

@@ -21,3 +21,5 @@ fi
 swift test --skip-build --skip 'nbgwTests|DaemonTests'
 swift test --skip-build --filter 'nbgwTests'
 swift test --skip-build --filter 'DaemonTests'
+# The web console in headless Chromium against the real daemon (fails if the browser is missing).
+tools/test-console.sh

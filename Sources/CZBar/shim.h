@@ -1,2 +1,2 @@
-// zbar (Debian libzbar-dev): QR codes found in an image.
+// zbar (Debian libzbar-dev): QR codes found in an image (`--image`) or a console camera frame.
 #include <zbar.h>

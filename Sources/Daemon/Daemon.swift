@@ -1,5 +1,6 @@
 import Cloud
 import CloudCatalogue
+import Console
 import Control
 import Discovery
 import Foundation
@@ -272,8 +273,10 @@ public struct Daemon: Sendable {
         if configuration.ingest.enabled {
             let application: any Service
             do {
-                application = try IngestService.buildApplication(
-                    configuration: ingest,
+                // The API and the web console on one listener (docs/console.md).
+                application = try ConsoleService.buildApplication(
+                    ingest: ingest,
+                    controlSocket: controlSocket,
                     registry: registry,
                     cloud: cloud,
                     logger: logger
