@@ -8,7 +8,7 @@ import Registry
 /// public forms throw ``Pairing/NBGWError``; the internal forms keep ``TuyaCloudError`` for the
 /// outbox, which must tell transient from permanent failures.
 extension HTTPCloud {
-    /// The cloud's QR parse (§1.1): `{actionName, actionData}` for a label this cloud issued;
+    /// The cloud's QR parse (§1.1): `{action_name, action_data}` for a label this cloud issued;
     /// `QR_PROTOCOL_NOT_RECOGNIZED` for anything else.
     public func parseQR(_ code: String) async throws(NBGWError) -> CloudAPI.QRParseResult {
         try await nbgw { () async throws(TuyaCloudError) in
