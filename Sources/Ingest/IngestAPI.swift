@@ -36,7 +36,9 @@ public enum IngestAPI {
             qr = try container.decode(String.self, forKey: .init(stringValue: "qr"))
             account = try container.decode(String.self, forKey: .init(stringValue: "account"))
             home = try container.decode(String.self, forKey: .init(stringValue: "home"))
-            token = try container.decodeIfPresent(String.self, forKey: .init(stringValue: "token"))
+            // Optional, but a string when present: `null` is a wrong type (400), as the spec says.
+            let tokenKey = StrictJSON.AnyKey(stringValue: "token")
+            token = container.contains(tokenKey) ? try container.decode(String.self, forKey: tokenKey) : nil
         }
 
         init?(fields: [String: String?]) throws {
@@ -51,7 +53,11 @@ public enum IngestAPI {
             qr = required[0]
             account = required[1]
             home = required[2]
-            token = fields["token"] ?? nil
+            switch fields["token"] {
+            case .none: token = nil
+            case .some(.none): return nil  // `"token": null`: JSONDecoder words the wrong type
+            case .some(.some(let value)): token = value
+            }
         }
     }
 
@@ -96,25 +102,11 @@ public enum IngestAPI {
         public var nextCursor: String?
     }
 
-    /// A new pairing token: `token create --json`'s shape plus `expires_at`, the name issue 7 gives
-    /// the field (`{token, expires_at}`); both carry the same instant.
+    /// A new pairing token: `token create --json`'s shape.
     public struct TokenResponse: Encodable, Sendable {
         public var token: String
         public var home: String
         public var expiresAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case token, home, expiresAt
-            case expiresAtSnake = "expires_at"
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(token, forKey: .token)
-            try container.encode(home, forKey: .home)
-            try container.encode(expiresAt, forKey: .expiresAt)
-            try container.encode(expiresAt, forKey: .expiresAtSnake)
-        }
     }
 
     /// A pairing token's result (the seed's "query pairing result").
@@ -162,7 +154,7 @@ public enum IngestAPI {
         /// The port the daemon last saw the module on (nil if never seen).
         public var port: String?
         /// The last signal level read, dBm (RSRP where the module reports it, else RSSI).
-        public var signalDBm: Int?
+        public var signalDbm: Int?
         /// When the module last answered.
         public var lastSeen: Date?
     }
