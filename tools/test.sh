@@ -14,3 +14,5 @@ fi
 swift test --skip-build --skip 'nbgwTests|DaemonTests'
 swift test --skip-build --filter 'nbgwTests'
 swift test --skip-build --filter 'DaemonTests'
+# The HTTP contracts against the real servers (schemathesis, fixed seed, bounded budget).
+tools/api-contract.sh
