@@ -1,6 +1,3 @@
-import Pairing
-import TuyaCloud
-
 extension DaemonConfiguration {
     /// `[cloud]`: the embedded local cloud (the default, no network) or a signed HTTP cloud.
     public struct Cloud: Sendable, Equatable {
@@ -26,18 +23,14 @@ extension DaemonConfiguration {
             self.settings = settings
         }
 
-        /// The `[cloud]` keys that are passed through to ``CloudConfiguration`` as `settings`.
+        /// The `[cloud]` keys that are passed through to ``CloudConfiguration`` as `settings`
+        /// (its `SettingsKey`s, written here so that reading a config file needs no HTTP client:
+        /// Fuzz/'s fuzz-toml builds the reader alone; DaemonConfigurationTests holds them equal).
         static let settingsKeys: [String] = [
-            CloudConfiguration.SettingsKey.clientID, CloudConfiguration.SettingsKey.secret,
-            CloudConfiguration.SettingsKey.connectTimeout, CloudConfiguration.SettingsKey.requestTimeout,
-            CloudConfiguration.SettingsKey.maxAttempts, CloudConfiguration.SettingsKey.labelBase,
+            "client_id", secretSettingsKey, "connect_timeout", "request_timeout", "max_attempts", "label_base",
         ]
 
-        /// The HTTP cloud's configuration (URL, credentials from the environment or the file,
-        /// timeouts), or nil for the local cloud.
-        public func httpConfiguration(environment: [String: String]) throws(NBGWError) -> CloudConfiguration? {
-            guard mode == .http else { return nil }
-            return try CloudConfiguration.resolve(baseURL: url, settings: settings, environment: environment)
-        }
+        /// The settings key of the secret, which is never rendered.
+        static let secretSettingsKey = "secret"
     }
 }

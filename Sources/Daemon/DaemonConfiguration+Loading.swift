@@ -17,16 +17,6 @@ extension DaemonConfiguration {
         public static let cloudURL = "NBGW_CLOUD_URL"
     }
 
-    /// Where the effective configuration came from, for `--check-config` and the start-up log.
-    public struct Sources: Sendable, Equatable {
-        /// The config file read, or nil when running on the built-in defaults.
-        public var file: String?
-        /// Environment variables that overrode a setting.
-        public var environment: [String]
-        /// True when flags overrode a setting.
-        public var flags: Bool
-    }
-
     /// Loads the effective configuration: built-in defaults, then the file (`explicitPath`, else
     /// `defaultPath` when it exists), then the environment (`NBGW_DB`, `NBGW_CLOUD_URL`), then the
     /// flags, and validates the result (an HTTP cloud's URL and credentials included).
@@ -170,6 +160,13 @@ extension DaemonConfiguration {
 }
 
 extension DaemonConfiguration.Cloud {
+    /// The HTTP cloud's configuration (URL, credentials from the environment or the file,
+    /// timeouts), or nil for the local cloud.
+    public func httpConfiguration(environment: [String: String]) throws(NBGWError) -> CloudConfiguration? {
+        guard mode == .http else { return nil }
+        return try CloudConfiguration.resolve(baseURL: url, settings: settings, environment: environment)
+    }
+
     /// `local` selects the embedded cloud; anything else is the HTTP cloud's URL.
     mutating func select(_ value: String) {
         if value == "local" {

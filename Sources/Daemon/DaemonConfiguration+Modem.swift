@@ -1,4 +1,4 @@
-import Gateway
+import Pairing
 
 extension DaemonConfiguration {
     /// `[modem]`: what every module is brought up with (3GPP TS 27.007 §10.1.1 `+CGDCONT`,
@@ -46,10 +46,13 @@ extension DaemonConfiguration {
             bands: [String: [Int]] = [:],
             powerSaving: PowerSaving = .unchanged,
             edrx: [String: Double] = [:],
-            registrationTimeout: Duration = GatewayConfiguration().registrationTimeout,
-            signalPollInterval: Duration = GatewayConfiguration().signalPollInterval,
-            backoffInitial: Duration = GatewayConfiguration().backoffInitial,
-            backoffCap: Duration = GatewayConfiguration().backoffCap,
+            // The gateway's defaults (GatewayConfiguration), written here so that reading a config
+            // file needs no gateway (Fuzz/: fuzz-toml builds the reader alone); DaemonConfigurationTests
+            // holds them equal.
+            registrationTimeout: Duration = BindingRules.defaultActivationTimeout,
+            signalPollInterval: Duration = .seconds(60),
+            backoffInitial: Duration = .seconds(1),
+            backoffCap: Duration = .seconds(60),
             productID: String? = nil
         ) {
             self.apn = apn

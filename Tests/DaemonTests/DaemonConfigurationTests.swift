@@ -112,10 +112,34 @@ struct DaemonConfigurationTests {
         #expect(configuration == DaemonConfiguration())
         let gateway = GatewayConfiguration()
         #expect(configuration.modem.registrationTimeout == gateway.registrationTimeout)
+        #expect(configuration.modem.signalPollInterval == gateway.signalPollInterval)
+        #expect(configuration.modem.backoffInitial == gateway.backoffInitial)
         #expect(configuration.modem.backoffCap == gateway.backoffCap)
         #expect(configuration.metrics.listen.isLoopback)
         #expect(configuration.ingest.enabled == false)
         #expect(configuration.discovery.udev)
+    }
+
+    @Test("every [cloud] setting the reader passes on is one the HTTP cloud reads under that name")
+    func cloudSettingsKeys() throws {
+        let text = """
+            [cloud]
+            url = "https://cloud.example"
+            client_id = "abc123"
+            secret = "0123456789abcdef0123"
+            connect_timeout = 3
+            request_timeout = 7
+            max_attempts = 2
+            label_base = "https://labels.example/d/"
+            """
+        let configuration = try DaemonConfiguration.parse(toml: text, file: "cloud.toml")
+        let http = try #require(try configuration.cloud.httpConfiguration(environment: [:]))
+        #expect(http.credentials.clientID == "abc123")
+        #expect(http.connectTimeout == .seconds(3))
+        #expect(http.requestTimeout == .seconds(7))
+        #expect(http.retryPolicy.maxAttempts == 2)
+        #expect(http.labelBase == "https://labels.example/d/")
+        #expect(!configuration.renderedTOML().contains("0123456789abcdef0123"), "the secret is never rendered")
     }
 
     @Test("examples/nbgwd.toml documents exactly the built-in defaults")
