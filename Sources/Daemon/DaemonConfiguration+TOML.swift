@@ -18,6 +18,16 @@ extension DaemonConfiguration {
     /// - Throws: every problem found (syntax error with its line; unknown keys; wrong types;
     ///   values out of range), each naming the key and its line.
     public static func parse(toml text: String, file: String?) throws(DaemonConfigurationError) -> DaemonConfiguration {
+        if let problem = TOMLPreflight.problem(in: text) {
+            throw DaemonConfigurationError(
+                file: file,
+                key: nil,
+                line: problem.line,
+                "TOML syntax error at column \(problem.column): found \(problem.foundDescription), expected "
+                    + "\(problem.expected); fix the syntax (https://toml.io/en/v1.0.0), or start from "
+                    + "examples/nbgwd.toml"
+            )
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -26,7 +36,10 @@ extension DaemonConfiguration {
                 file: file,
                 key: nil,
                 line: error.source.begin.line,
-                "TOML syntax error: \(error.description) (column \(error.source.begin.column)); fix the syntax "
+                // toml++ quotes the offending source text in its description: escaped, as every echo of
+                // the file is (fuzz-toml found a raw tab; an ESC would reach the operator's terminal).
+                "TOML syntax error: \(error.description.escapedForDisplay(limit: 200)) (column "
+                    + "\(error.source.begin.column)); fix the syntax "
                     + "(https://toml.io/en/v1.0.0), or start from examples/nbgwd.toml"
             )
         } catch {
