@@ -32,7 +32,28 @@ dictionaries() {
 build() {
     # Why release: the long runs need speed (the QR target runs ~10x faster than at -Onone),
     # and the sanitizers stay on; one build serves every target.
-    (cd Fuzz && swift build -c release --scratch-path "../$scratch" --sanitize=fuzzer --sanitize=address) >&2
+    #
+    # Why -Xswiftc -sanitize=fuzzer,address as well: SwiftPM passes the two --sanitize options to
+    # swiftc as two -sanitize= flags, in an order that changes from one build to the next, and the
+    # Swift driver keeps only the last one: a build had coverage without AddressSanitizer, or
+    # AddressSanitizer without coverage (libFuzzer: "no interesting inputs ... instrumented?").
+    # The combined flag comes last and carries both. C and C++ (TOMLKit) get clang's flags, which
+    # add up.
+    (cd Fuzz && swift build -c release --scratch-path "../$scratch" --sanitize=fuzzer --sanitize=address \
+        -Xswiftc -sanitize=fuzzer,address) >&2
+    # Every module of the package must carry both instrumentations, or the runs prove nothing.
+    local module object
+    for module in Fuzz/Sources/* Fuzz/Support/* Fuzz/Targets/*; do
+        module=$(basename "$module")
+        [ "$module" = CLinux ] && continue
+        object=$(ls "$scratch/release/${module//-/_}.build/"*.o 2>/dev/null | head -1)
+        # grep -c, not -q: with pipefail, -q's early exit fails the pipe (SIGPIPE).
+        if [ -z "$object" ] || [ "$(objdump -h "$object" | grep -c __sancov_cntrs)" = 0 ] \
+            || [ "$(nm -u "$object" | grep -c __asan_)" = 0 ]; then
+            echo "fuzz: $module is built without libFuzzer coverage or AddressSanitizer ($object)" >&2
+            return 1
+        fi
+    done
 }
 
 run() {
