@@ -315,6 +315,9 @@ def main() -> int:
     parser.add_argument("extra", nargs=argparse.REMAINDER, help="after --: more schemathesis arguments")
     args = parser.parse_args()
     args.extra = [item for item in args.extra if item != "--"]
+    # Absolute: schemathesis runs in the work directory (its cache goes there).
+    args.bin = args.bin.resolve()
+    args.venv = args.venv.resolve()
     work = pathlib.Path(tempfile.mkdtemp(prefix="nbgw-contract-"))
     os.chmod(work, 0o700)
     status = 1
