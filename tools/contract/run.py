@@ -312,9 +312,9 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=25, help="test cases per operation and phase")
     parser.add_argument("--max-steps", type=int, default=12, help="steps per stateful scenario")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (stores, logs, configs)")
-    parser.add_argument("extra", nargs=argparse.REMAINDER, help="after --: more schemathesis arguments")
-    args = parser.parse_args()
-    args.extra = [item for item in args.extra if item != "--"]
+    # Options anywhere; what follows `--` (and anything unknown) goes to schemathesis.
+    args, extra = parser.parse_known_args()
+    args.extra = [item for item in extra if item != "--"]
     # Absolute: schemathesis runs in the work directory (its cache goes there).
     args.bin = args.bin.resolve()
     args.venv = args.venv.resolve()
