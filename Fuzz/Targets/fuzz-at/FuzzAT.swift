@@ -12,8 +12,8 @@ import TestClocks
 /// answers one write of the host's, in order (commands, and the session's own resync probes).
 ///
 /// Properties:
-/// 1. Framer: the bytes fed whole, byte by byte and in random chunks give the same events (also
-///    with a 16-byte line limit, where lines are cut).
+/// 1. Framer: the bytes fed whole and in random chunks (single bytes among them) give the same
+///    events (also with a 16-byte line limit, where lines are cut).
 /// 2. Classifier: total on every framed line, with and without each command in flight; a final
 ///    result with nothing in flight is unsolicited.
 /// 3. Session: the script played with every modem segment in one chunk and in random chunks gives
@@ -70,15 +70,12 @@ enum FuzzAT {
         fuzzCheck(whole.writes == split.writes, "writes differ: whole \(whole.writes) split \(split.writes)")
     }
 
+    /// Whole against random chunks (the chunks include single bytes; `feed(_:)` on a whole array
+    /// is the byte-by-byte path itself, so a third feed would test nothing more).
     static func framer(_ bytes: [UInt8], _ generator: inout SplitMix64) {
         for limit in [4096, 16] {
             var whole = ATLineFramer(maxLineLength: limit)
             let expected = whole.feed(bytes) + whole.finish()
-            var single = ATLineFramer(maxLineLength: limit)
-            var byByte: [ATLineFramer.Event] = []
-            for byte in bytes { single.feed(byte, into: &byByte) }
-            byByte += single.finish()
-            fuzzCheck(byByte == expected, "framer byte by byte: \(byByte) vs whole \(expected)")
             var chunked = ATLineFramer(maxLineLength: limit)
             var inChunks: [ATLineFramer.Event] = []
             for chunk in FuzzInput.split(bytes, using: &generator) { inChunks += chunked.feed(chunk) }
@@ -91,7 +88,7 @@ enum FuzzAT {
         let classifier = ATLineClassifier()
         var framer = ATLineFramer()
         let lines = (script.boot + script.replies).flatMap { framer.feed($0) } + framer.finish()
-        let expectations = [nil] + script.commands.prefix(4).map { Optional(ATCommandRequest($0).expectation) }
+        let expectations = [nil] + script.commands.prefix(2).map { Optional(ATCommandRequest($0).expectation) }
         for case .line(let line) in lines {
             for pending in expectations {
                 let verdict = classifier.classify(line.text, pending: pending)
