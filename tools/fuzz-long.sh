@@ -5,6 +5,7 @@
 #
 #   tools/fuzz-long.sh TARGET [EXECUTIONS]      e.g. nohup nice -n 19 tools/fuzz-long.sh fuzz-at &
 #   tools/fuzz-long.sh all [EXECUTIONS]         every target, one after the other
+#   FUZZ_JOB=2 tools/fuzz-long.sh fuzz-at 5000000   a second process on the same corpus (2 cores)
 #
 # Why rounds: one process per million inputs bounds what a leak-tolerant target (fuzz-toml:
 # TOMLKit frees nothing) accumulates, and leaves a line per round in the summary. Prints, per
@@ -25,20 +26,21 @@ long_run() {
     started=$(date +%s)
     while ((total < goal)); do
         local runs=$((goal - total < chunk ? goal - total : chunk))
+        local log=".build-fuzz/logs/$target${FUZZ_JOB:+-$FUZZ_JOB}.log"
         if ! tools/fuzz.sh "$target" 0 -- "-runs=$runs"; then
-            echo "long run: $target stopped by a finding after $total executions (see .build-fuzz/logs/$target.log)" \
+            echo "long run: $target${FUZZ_JOB:+ (job $FUZZ_JOB)} stopped by a finding after $total executions (see $log)" \
                 | tee -a .build-fuzz/long-runs.log >&2
             return 1
         fi
         local done_now
-        done_now=$(sed -n 's/^stat::number_of_executed_units: *//p' ".build-fuzz/logs/$target.log" | tail -1)
+        done_now=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         total=$((total + ${done_now:-0}))
         rounds=$((rounds + 1))
     done
     local cov corpus
-    cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' ".build-fuzz/logs/$target.log" | tail -1 || true)
+    cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
     corpus=$(ls ".build-fuzz/corpus/$target" | wc -l)
-    echo "long run: $target: $total executions in $rounds rounds, $(($(date +%s) - started)) s, 0 crashes," \
+    echo "long run: $target${FUZZ_JOB:+ (job $FUZZ_JOB)}: $total executions in $rounds rounds, $(($(date +%s) - started)) s, 0 crashes," \
         "0 sanitizer reports, 0 timeouts; $cov; corpus $corpus files ($(date -u +%FT%TZ))" \
         | tee -a .build-fuzz/long-runs.log >&2
 }

@@ -77,7 +77,8 @@ run() {
     # manual memory; the leak checks stay on for every other target.
     [ "$target" = fuzz-toml ] && flags+=(-detect_leaks=0)
     [ "$seconds" != 0 ] && flags+=("-max_total_time=$seconds")
-    local log="$scratch/logs/$target.log"
+    # FUZZ_JOB names a second concurrent run of the same target (its own log; the corpus is shared).
+    local log="$scratch/logs/$target${FUZZ_JOB:+-$FUZZ_JOB}.log"
     mkdir -p "$(dirname "$log")"
     echo "fuzz: $target for ${seconds}s (log $log)" >&2
     local status=0
