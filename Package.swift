@@ -100,11 +100,12 @@ let package = Package(
             ]
         ),
 
-        // Layer 2: the cloud behind one interface (embedded local for now).
+        // Layer 2: the cloud seam: what a cloud does (remote work only, no store type) and the
+        // embedded local cloud. Adapters depend on it, never on the store.
         .target(
             name: "Cloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry",
+                "DeviceIdentity", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -113,9 +114,19 @@ let package = Package(
         .target(
             name: "TuyaCloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                "DeviceIdentity", "Pairing", "Cloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 2: the catalogue of cloud adapters (one line each) and the one way the CLI and the
+        // daemon build the configured cloud.
+        .target(
+            name: "CloudCatalogue",
+            dependencies: [
+                "Cloud", "TuyaCloud", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -194,17 +205,26 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "ATKit", "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
 
+        // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
+        .target(name: "Control", dependencies: ["Gateway", "Discovery", "Pairing"]),
+
         // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
         .target(
             name: "Daemon",
             dependencies: [
-                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing",
+                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
+                "Pairing",
+                "Control",
+                // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -216,7 +236,7 @@ let package = Package(
         .executableTarget(
             name: "nbgwd",
             dependencies: [
-                "Daemon",
+                "Daemon", "Pairing",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -228,8 +248,11 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
-                "Gateway",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning", "ATKit",
+                "TuyaCloud", "Ingest",
+                "Gateway", "Control",
+                // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
+                "Discovery", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -255,7 +278,8 @@ let package = Package(
         .testTarget(
             name: "TuyaCloudTests",
             dependencies: [
-                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Provisioning", "Registry", "Pairing", "DeviceIdentity",
+                "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -283,7 +307,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "Gateway", "Discovery", "Registry", "nbgwd", "nbgw-modem-sim", "nbgw", "TestClocks",
+                "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
+                "TestClocks",
                 "TestCertificates",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
@@ -291,7 +316,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
         ),
     ]
 )

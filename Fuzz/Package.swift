@@ -42,11 +42,36 @@ let package = Package(
         .target(name: "TestClocks"),
         .target(name: "Provisioning", swiftSettings: testable),
         .target(name: "Ingest", dependencies: ["Pairing"], swiftSettings: testable),
-        .target(name: "TuyaCloud", swiftSettings: testable),
+        .target(
+            name: "Cloud",
+            dependencies: ["DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testable
+        ),
+        // TuyaCloud: the envelope and API models, and the HTTP cloud's adapter facts with the
+        // configuration files they use; HTTPCloud itself is declared without its HTTP client
+        // (Sources/TuyaCloud/NotBuilt.swift says why).
+        .target(
+            name: "TuyaCloud",
+            dependencies: ["Cloud", "DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testable
+        ),
+        .target(
+            name: "CloudCatalogue",
+            dependencies: ["Cloud", "TuyaCloud", "Pairing", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testable
+        ),
+        .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .target(
+            name: "Discovery",
+            dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testable
+        ),
+        // Control: the protocol's constants and messages only (the default socket path is rendered).
+        .target(name: "Control", swiftSettings: testable),
         .target(
             name: "Daemon",
             dependencies: [
-                "Pairing",
+                "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],

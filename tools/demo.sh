@@ -21,8 +21,10 @@ done
 
 mkdir -p out
 store="$PWD/out/demo.sqlite"
-rm -f "$store" "$store-wal" "$store-shm" out/demo-*.log out/demo-sim.json out/demo-nbgwd.toml
+rm -f "$store" "$store-wal" "$store-shm" out/demo-*.log out/demo-sim.json out/demo-nbgwd.toml out/demo-control.sock
 export NBGW_DB="$store"
+# The daemon's control socket (a gateway's is /run/nbgw/control.sock): `nbgw at`, `nbgw modem reset`.
+export NBGW_CONTROL="$PWD/out/demo-control.sock"
 sim_pid=""; daemon_pid=""
 cleanup() {
     [[ -n "$daemon_pid" ]] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null || true
@@ -32,15 +34,16 @@ trap cleanup EXIT
 
 step() { printf '\n\033[1m$ nbgw %s\033[0m\n' "$*"; "$bin/nbgw" "$@"; }
 
-# 1. Four modules on pseudo-terminals, scripted delays 20× faster than real modules.
+# 1. Four modules on pseudo-terminals, scripted delays 20× faster than real modules, and a fifth
+#    whose SIM slot is empty (it waits, and says why).
 families=(bc66 bg95 sim7080 nrf9160)
-bold "\$ nbgw-modem-sim --port bc66 --port bg95 --port sim7080 --port nrf9160 --time-scale 0.05 &"
+bold "\$ nbgw-modem-sim --port bc66 --port bg95 --port sim7080 --port nrf9160 --port bc95,sim=missing --time-scale 0.05 &"
 # shellcheck disable=SC2046
-"$bin/nbgw-modem-sim" $(printf -- '--port %s ' "${families[@]}") --time-scale 0.05 \
+"$bin/nbgw-modem-sim" $(printf -- '--port %s ' "${families[@]}") --port bc95,sim=missing --time-scale 0.05 \
     >out/demo-sim.json 2>out/demo-sim.log </dev/null &
 sim_pid=$!
 for _ in $(seq 1 200); do
-    [[ $(grep -c '"path"' out/demo-sim.json 2>/dev/null || true) -ge ${#families[@]} ]] && break
+    [[ $(grep -c '"path"' out/demo-sim.json 2>/dev/null || true) -ge $((${#families[@]} + 1)) ]] && break
     sleep 0.05
 done
 cat out/demo-sim.json
@@ -51,6 +54,9 @@ config="$PWD/out/demo-nbgwd.toml"
     echo "# nbgwd for the demo: built-in defaults (local store, embedded cloud), simulator ports."
     echo "[store]"
     echo "path = \"$store\""
+    echo
+    echo "[control]"
+    echo "socket = \"$NBGW_CONTROL\""
     echo
     echo "[discovery]"
     echo "udev = false"
@@ -99,10 +105,14 @@ elapsed_ms=$((($(date +%s%N) - started) / 1000000))
 printf ' %d ready after %d.%03d s\n' "$count" $((elapsed_ms / 1000)) $((elapsed_ms % 1000))
 grep -E "modem ready|nbgwd ready" out/demo-nbgwd.log | sed 's/^/  log: /'
 
-# 5. The operator's view, then each module's device id and pairing label.
+# 5. The operator's view (the fifth module shows why it waits), then each module's device id and label.
 if has_modems_command; then
+    for _ in $(seq 1 100); do
+        "$bin/nbgw" modems 2>/dev/null | grep -q SIM_ABSENT && break
+        sleep 0.1
+    done
     step modems
-    imeis=$("$bin/nbgw" modems --json | grep -o '"imei":"[0-9]*"' | cut -d'"' -f4)
+    imeis=$("$bin/nbgw" modems | awk '$1 == "ready" { print $3 }')
 else
     bold "\$ sqlite3 out/demo.sqlite 'SELECT port, state, imei, model, device_id FROM modem'"
     sqlite3 -column -header "file:$store?mode=ro" "SELECT port, state, imei, model, dialect, device_id FROM modem"
@@ -111,6 +121,10 @@ fi
 for imei in $imeis; do
     step devices show "$imei"
 done
+
+# One module while the others run: an AT command on its own session (through the daemon), a reset.
+step at "$(echo "$imeis" | head -1)" 'AT+CSQ' 'AT+CEREG?'
+step modem reset "$(echo "$imeis" | head -1)"
 
 metrics=$(sed -n 's/.*http.address=\([0-9.:]*\).*metrics and health listening.*/\1/p' out/demo-nbgwd.log | head -1)
 if [[ -n "$metrics" ]] && command -v curl >/dev/null; then

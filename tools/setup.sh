@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # peak RSS) and inspecting stores. libudev-dev: the daemon's port discovery (enumeration, hot-plug).
 # umockdev + libumockdev-dev: fake udev devices in the discovery tests. wrk: the ingest benchmark.
 # openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
-packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl)
+# python3-prometheus-client: the daemon tests parse /metrics with the Prometheus client's own parser.
+packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
+    python3-prometheus-client)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,4 +1,6 @@
 import Cloud
+import CloudCatalogue
+import Control
 import Discovery
 import Foundation
 import Gateway
@@ -6,9 +8,13 @@ import Ingest
 import Logging
 import Pairing
 import Prometheus
+import Provisioning
 import Registry
 import ServiceLifecycle
-import TuyaCloud
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `nbgwd`: the gateway's services in one ServiceLifecycle `ServiceGroup`.
 ///
@@ -16,11 +22,14 @@ import TuyaCloud
 /// starts, in this order (graceful shutdown runs in reverse):
 ///
 /// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
+///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
 /// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
-/// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
-/// 5. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
-/// 6. `shutdown-watch` (``ServiceRunner``): starts the grace period when SIGTERM/SIGINT arrives.
+/// 4. `cloud-outbox`: the outbox drainer, with a cloud that syncs (every one but the embedded);
+/// 5. `control`: the control socket (`[control]`), operators' commands on one modem;
+/// 6. `reload`: SIGHUP (`systemctl reload nbgwd`) re-reads the config's SIM PINs;
+/// 7. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
+/// 8. `shutdown-watch` (``ServiceRunner``): starts the grace period when SIGTERM/SIGINT arrives.
 ///
 /// ```swift
 /// let daemon = Daemon(configuration: configuration, environment: environment, logger: logger)
@@ -32,8 +41,14 @@ public struct Daemon: Sendable {
     let environment: [String: String]
     let logger: Logger
     let metricsRegistry: PrometheusCollectorRegistry
+    /// The config file the configuration came from (re-read on SIGHUP), and the flags over it.
+    let configurationFile: String?
+    let overrides: DaemonOverrides
+    /// Every tty discovery has seen and what it decided (`nbgw discovery list`; the control socket
+    /// serves ``DiscoveryLedger/entries()``).
+    public let discoveryLedger = DiscoveryLedger()
 
-    /// How often the HTTP cloud's outbox is drained. Why 30 s: a bind made while the cloud was
+    /// How often the outbox is drained. Why 30 s: a bind made while the cloud was
     /// unreachable reaches it within half a minute of its return; each idle drain is one SQLite read.
     static let outboxInterval: Duration = .seconds(30)
 
@@ -46,12 +61,16 @@ public struct Daemon: Sendable {
         configuration: DaemonConfiguration,
         environment: [String: String],
         logger: Logger,
-        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+        metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        configurationFile: String? = nil,
+        overrides: DaemonOverrides = DaemonOverrides()
     ) {
         self.configuration = configuration
         self.environment = environment
         self.logger = logger
         self.metricsRegistry = metricsRegistry
+        self.configurationFile = configurationFile
+        self.overrides = overrides
     }
 
     /// Runs until SIGTERM/SIGINT (or a failure) and says how it ended.
@@ -61,12 +80,14 @@ public struct Daemon: Sendable {
         logger.notice(
             "nbgwd starting",
             metadata: [
-                "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode.rawValue)",
+                "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode)",
                 "discovery.udev": "\(configuration.discovery.udev)", "ports": "\(configuration.ports.count)",
+                "discovery.generic_bridges": "\(configuration.discovery.genericBridges.rawValue)",
             ]
         )
         // The TLS files first: a wrong certificate or key stops the start before anything is opened.
         var ingest = configuration.ingest.ingestConfiguration
+        ingest.cloudWait = configuration.cloud.syncWait
         if configuration.ingest.enabled {
             do {
                 ingest.tls = try configuration.ingest.loadTLS()
@@ -75,9 +96,32 @@ public struct Daemon: Sendable {
                 return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
             }
         }
+        let group: gid_t?
+        switch Self.operatorsGroup(configuration.store.group) {
+        case .success(let gid):
+            group = gid
+            if gid == nil {
+                logger.warning(
+                    "no group \(DaemonConfiguration.Store.defaultGroup): the store and the control socket are the daemon's user's alone; create the group (systemd-sysusers) to let operators in"
+                )
+            }
+        case .failure(let problem):
+            return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+        }
+        if let group {
+            for problem in Registry.shareFiles(path: path, group: group) {
+                logger.warning("store file not shared with the operators' group: \(problem)")
+            }
+        }
+        let simPINs: SIMPINBook
+        do {
+            simPINs = try configuration.simPINBook()
+        } catch {
+            return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
+        }
         let registry: Registry
         do {
-            registry = try Registry(path: path)
+            registry = try Registry(path: path, access: group.map { .shared(group: $0) } ?? .ownerOnly)
             let stale = try registry.markAllModemsAbsent()
             if stale > 0 {
                 logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
@@ -86,22 +130,19 @@ public struct Daemon: Sendable {
             return .startFailed(message: error.description, exitCode: error.code.exitCode)
         }
 
-        let httpCloud: HTTPCloud?
+        let cloud: any CloudService
         do {
-            httpCloud = try configuration.cloud.httpConfiguration(environment: environment).map {
-                HTTPCloud(configuration: $0, registry: registry, logger: logger)
-            }
+            cloud = try CloudCatalogue.make(configuration.cloud.selection, environment: environment, logger: logger)
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
         }
-        let cloud: any CloudService = httpCloud ?? EmbeddedCloud(registry: registry)
 
         var discovery: UdevDiscovery?
         if configuration.discovery.udev {
             do {
                 discovery = try UdevDiscovery(logger: logger)
             } catch {
-                await httpCloud?.shutdown()
+                await cloud.shutdown()
                 return .startFailed(
                     message: "udev discovery is unavailable (\(error)): run nbgwd where /sys and udev are "
                         + "available, or set [discovery] udev = false and list the ports under [[ports]]",
@@ -110,8 +151,10 @@ public struct Daemon: Sendable {
             }
         }
 
+        var gatewayConfiguration = configuration.modem.gatewayConfiguration
+        gatewayConfiguration.simPINs = simPINs
         let gateway = Gateway(
-            configuration: configuration.modem.gatewayConfiguration,
+            configuration: gatewayConfiguration,
             registry: registry,
             cloud: cloud,
             logger: logger,
@@ -121,20 +164,21 @@ public struct Daemon: Sendable {
             gateway: gateway,
             ingest: ingest,
             registry: registry,
+            storePath: path,
+            group: group,
             cloud: cloud,
-            httpCloud: httpCloud,
             discovery: discovery,
             started: started
         )
         switch outcome {
         case .stopped:
-            await httpCloud?.shutdown()
+            await cloud.shutdown()
             logger.notice("nbgwd stopped")
         case .shutdownTimedOut:
             // Something is stuck: close nothing more, the process exits next.
             logger.error("nbgwd stopped: \(outcome.message ?? "")")
         default:
-            await httpCloud?.shutdown()
+            await cloud.shutdown()
             logger.error("nbgwd stopped: \(outcome.message ?? "")")
         }
         return outcome
@@ -144,16 +188,24 @@ public struct Daemon: Sendable {
         gateway: Gateway,
         ingest: IngestConfiguration,
         registry: Registry,
+        storePath: String,
+        group: gid_t?,
         cloud: any CloudService,
-        httpCloud: HTTPCloud?,
         discovery: UdevDiscovery?,
         started: ContinuousClock.Instant
     ) async -> DaemonOutcome {
         var expected: Set<String> = ["gateway"]
+        let controlSocket = controlSocketPath()
+        if controlSocket != nil { expected.insert("control") }
         if configuration.metrics.enabled { expected.insert("metrics") }
         if configuration.ingest.enabled { expected.insert("ingest") }
         let readiness = DaemonReadiness(expecting: expected)
-        let health = Self.healthCheck(gateway: gateway, registry: registry, started: started)
+        let health = Self.healthCheck(
+            gateway: gateway,
+            registry: registry,
+            countsOutbox: cloud.syncsBindings,
+            started: started
+        )
 
         var services: [(name: String, service: any Service)] = []
         services.append(
@@ -163,12 +215,28 @@ public struct Daemon: Sendable {
                     gateway: gateway,
                     staticPorts: configuration.ports.map(PortEventMapper.modemPort),
                     discovery: discovery,
-                    mapper: PortEventMapper(staticPorts: configuration.ports.map(\.path)),
+                    mapper: PortEventMapper(
+                        policy: configuration.discovery.candidatePolicy,
+                        staticPorts: configuration.ports.map(\.path)
+                    ),
+                    ledger: discoveryLedger,
                     readiness: readiness,
                     logger: logger
                 )
             )
         )
+        if let directory = configuration.hooks.directory {
+            // Subscribed now, before the gateway runs: the hooks see its first changes too.
+            let hooks = HookService(
+                directory: directory,
+                timeout: configuration.hooks.timeout,
+                changes: gateway.stateChanges(),
+                registry: registry,
+                metricsRegistry: metricsRegistry,
+                logger: logger
+            )
+            services.append(("hooks", hooks))
+        }
         if configuration.metrics.enabled {
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
@@ -206,12 +274,45 @@ public struct Daemon: Sendable {
             }
             services.append(("ingest", application))
         }
-        if let httpCloud {
-            let drainer = OutboxDrainer(cloud: httpCloud)
+        if cloud.syncsBindings {
+            let drainer = OutboxDrainer(registry: registry, cloud: cloud, logger: logger)
             services.append(
                 ("cloud-outbox", TaskService("cloud-outbox") { await drainer.run(every: Self.outboxInterval) })
             )
         }
+        if let socket = controlSocket {
+            do {
+                services.append(
+                    (
+                        "control",
+                        ControlServer(
+                            socketPath: socket,
+                            group: group,
+                            storePath: storePath,
+                            gateway: gateway,
+                            registry: registry,
+                            logger: logger,
+                            discovery: { [discoveryLedger] in discoveryLedger.entries() }
+                        ) { path in
+                            await readiness.markReady("control", detail: "control on \(path)")
+                        }
+                    )
+                )
+            }
+        }
+        services.append(
+            (
+                "reload",
+                ReloadService(
+                    configurationFile: configurationFile,
+                    environment: environment,
+                    overrides: overrides,
+                    current: configuration,
+                    gateway: gateway,
+                    logger: logger
+                )
+            )
+        )
         if let notifier = SystemdNotifier(environment: environment) {
             services.append(
                 (
@@ -243,19 +344,69 @@ public struct Daemon: Sendable {
         return outcome
     }
 
-    /// The health report: the store's usability and the gateway's counts by state.
+    /// Where the control socket listens, or nil when it is off (or its default directory does not
+    /// exist: a daemon run by hand without the unit's `RuntimeDirectory=`, said in the log).
+    func controlSocketPath() -> String? {
+        guard configuration.control.enabled else { return nil }
+        let socket = configuration.control.socket ?? ControlProtocol.defaultSocketPath
+        let directory = (socket as NSString).deletingLastPathComponent
+        if configuration.control.socket == nil, !FileManager.default.fileExists(atPath: directory) {
+            let message =
+                "no control socket: \(directory) does not exist (the unit's RuntimeDirectory=nbgw makes it); set "
+                + "[control] socket (or --control PATH) to serve `nbgw at`, `nbgw modem reset` and `nbgw modems --watch`"
+            logger.warning("\(message)")
+            return nil
+        }
+        return socket
+    }
+
+    /// The operators' group: the configured name or number, else `nbgw` when such a group exists
+    /// (nil otherwise: owner-only files). A configured group that does not exist is a config error.
+    static func operatorsGroup(_ configured: String?) -> Result<gid_t?, DaemonConfigurationError> {
+        let name = configured ?? DaemonConfiguration.Store.defaultGroup
+        if let number = gid_t(name) { return .success(number) }
+        if let entry = getgrnam(name) { return .success(entry.pointee.gr_gid) }
+        guard configured == nil else {
+            return .failure(
+                DaemonConfigurationError(
+                    file: nil,
+                    key: "store.group",
+                    "no group \(name) on this system: create it (`groupadd --system \(name)`, or install the "
+                        + "sysusers file) or name another in [store] group"
+                )
+            )
+        }
+        return .success(nil)
+    }
+
+    /// The health report: the store's usability, the gateway's counts by state, and one read of
+    /// the modem table (and, with an HTTP cloud, of the outbox) that `/healthz` and `/metrics` share.
     static func healthCheck(
         gateway: Gateway,
         registry: Registry,
+        countsOutbox: Bool = false,
         started: ContinuousClock.Instant
     ) -> @Sendable () async -> HealthReport {
         {
             let counts = gateway.snapshot()
             let uptime = started.duration(to: .now)
+            var storeError = storeProblem(registry)
+            var records: [ModemRecord] = []
+            var outboxPending = 0
+            if storeError == nil {
+                do throws(NBGWError) {
+                    records = try registry.modems()
+                    if countsOutbox { outboxPending = try registry.outboxPendingCount() }
+                } catch {
+                    storeError = error.message
+                }
+            }
             return HealthReport(
-                storeError: storeProblem(registry),
+                storeError: storeError,
                 modems: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
-                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18
+                uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
+                records: records,
+                outboxPending: outboxPending
             )
         }
     }

@@ -16,6 +16,9 @@ extension DaemonConfiguration.Modem {
             productID: productID
         )
         configuration.plan.apn = apn
+        configuration.keepsRadioOff = keepsRadioOff
+        configuration.maxResets = maxResets
+        configuration.simPollInterval = simPollInterval
         if let technologies {
             configuration.plan.technologies = Self.values(technologies)
         }

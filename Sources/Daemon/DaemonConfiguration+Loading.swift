@@ -1,7 +1,8 @@
 import Foundation
+import Gateway
 import Pairing
 import Registry
-import TuyaCloud
+import TOMLKit
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 
 extension DaemonConfiguration {
     /// Environment variables the daemon reads (besides the cloud's `NBGW_CLOUD_*`, read by
-    /// ``DaemonConfiguration/Cloud/httpConfiguration(environment:)``).
+    /// the cloud's adapter, ``DaemonConfiguration/Cloud/check(environment:)``).
     public enum EnvironmentKey {
         /// The store (as for the CLI).
         public static let database = "NBGW_DB"
@@ -40,8 +41,16 @@ extension DaemonConfiguration {
             let text = try readFile(path, explicit: explicitPath != nil)
             configuration = try parse(toml: text, file: path)
             sources.file = path
-            if configuration.cloud.settings[CloudConfiguration.SettingsKey.secret] != nil {
-                try checkSecretFilePermissions(path)
+            if let key = configuration.cloud.settings.keys.sorted().first(where: Cloud.secretKeys.contains) {
+                try checkSecretFilePermissions(
+                    path,
+                    key: "cloud.\(key)",
+                    what: "the cloud \(key)",
+                    moveTo: "its NBGW_CLOUD_* variable in the unit's EnvironmentFile (docs/cloud.md)"
+                )
+            }
+            if !configuration.sims.isEmpty {
+                try checkSecretFilePermissions(path, key: "sim", what: "SIM PINs", moveTo: "a [modem] sim_pins file")
             }
         }
 
@@ -51,13 +60,24 @@ extension DaemonConfiguration {
             sources.environment.append(EnvironmentKey.database)
         }
         if let url = environment[EnvironmentKey.cloudURL], !url.isEmpty {
-            configuration.cloud.select(url)
+            do {
+                try configuration.cloud.select(url)
+            } catch {
+                throw DaemonConfigurationError(file: nil, key: EnvironmentKey.cloudURL, error.message)
+            }
             sources.environment.append(EnvironmentKey.cloudURL)
         }
 
         // Flags over everything.
         if let path = overrides.storePath { configuration.store.path = path }
-        if let cloud = overrides.cloud { configuration.cloud.select(cloud) }
+        if let socket = overrides.controlSocket { configuration.control.socket = socket }
+        if let cloud = overrides.cloud {
+            do {
+                try configuration.cloud.select(cloud)
+            } catch {
+                throw DaemonConfigurationError(file: nil, key: "--cloud", error.message)
+            }
+        }
         if let udev = overrides.udev { configuration.discovery.udev = udev }
         for port in overrides.ports {
             configuration.ports.removeAll { $0.path == port.path }
@@ -70,9 +90,16 @@ extension DaemonConfiguration {
         if let grace = overrides.gracePeriod { configuration.shutdown.gracePeriod = grace }
         if let level = overrides.logLevel { configuration.log.level = level }
 
-        // The default store: like the CLI (XDG state directory, else ~/.local/state), so both find it.
+        // The default store: $STATE_DIRECTORY/nbgw.sqlite under systemd, else the per-user XDG
+        // default; the CLI finds the same file (RegistryLocation).
         if configuration.store.path == nil || configuration.store.path?.isEmpty == true {
             configuration.store.path = RegistryLocation.resolve(explicit: nil, environment: environment)
+        }
+        // The SIM PIN file is read now, so --check-config and a start both stop on a bad one.
+        do {
+            _ = try configuration.simPINBook()
+        } catch {
+            throw error
         }
         try configuration.validate(file: sources.file, environment: environment)
         return (configuration, sources)
@@ -87,7 +114,7 @@ extension DaemonConfiguration {
             problems.append(.init(key: key, line: locator?.line(of: key), message: message))
         }
         do {
-            _ = try cloud.httpConfiguration(environment: environment)
+            try cloud.check(environment: environment)
         } catch {
             report("cloud", error.message)
         }
@@ -104,6 +131,7 @@ extension DaemonConfiguration {
         if metrics.enabled, ingest.enabled, metrics.listen == ingest.listen, metrics.listen.port != 0 {
             report("ingest.listen", "\(ingest.listen) is also metrics.listen: give each its own port")
         }
+        for conflict in discovery.conflicts(withStaticPorts: ports) { report(conflict.key, conflict.message) }
         if !discovery.udev, ports.isEmpty {
             report(
                 "discovery.udev",
@@ -139,42 +167,68 @@ extension DaemonConfiguration {
         return text
     }
 
-    /// A file holding the cloud secret must not be readable by group or others.
-    private static func checkSecretFilePermissions(_ path: String) throws(DaemonConfigurationError) {
+    /// A file holding a secret (the cloud's, SIM PINs) must not be readable by group or others.
+    static func checkSecretFilePermissions(
+        _ path: String,
+        key: String,
+        what: String,
+        moveTo: String
+    ) throws(DaemonConfigurationError) {
         var info = stat()
         guard stat(path, &info) == 0 else { return }
         let mode = info.st_mode & 0o777
         guard mode & 0o077 == 0 else {
             throw DaemonConfigurationError(
                 file: path,
-                key: "cloud.secret",
-                line: (try? String(contentsOfFile: path, encoding: .utf8)).map(TOMLKeyLocator.init)?.line(
-                    of: "cloud.secret"
-                ),
-                "the file holds the cloud secret but its mode is \(String(mode, radix: 8)) (group or others can "
-                    + "read it): chmod 600 \(path), or move the secret to NBGW_CLOUD_SECRET in the unit's "
-                    + "EnvironmentFile"
+                key: key,
+                line: (try? String(contentsOfFile: path, encoding: .utf8)).map(TOMLKeyLocator.init)?.line(of: key),
+                "the file holds \(what) but its mode is \(String(mode, radix: 8)) (group or others can read it): "
+                    + "chmod 600 \(path) (owned by the daemon's user), or move \(what) to \(moveTo)"
             )
         }
     }
 }
 
-extension DaemonConfiguration.Cloud {
-    /// The HTTP cloud's configuration (URL, credentials from the environment or the file,
-    /// timeouts), or nil for the local cloud.
-    public func httpConfiguration(environment: [String: String]) throws(NBGWError) -> CloudConfiguration? {
-        guard mode == .http else { return nil }
-        return try CloudConfiguration.resolve(baseURL: url, settings: settings, environment: environment)
+extension DaemonConfiguration {
+    /// Reads a `[modem] sim_pins` file: `[[sim]]` entries only, in a file only its owner can read.
+    public static func loadSIMPINs(file path: String) throws(DaemonConfigurationError) -> [SIM] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DaemonConfigurationError(
+                file: path,
+                key: nil,
+                FileManager.default.fileExists(atPath: path)
+                    ? "cannot read the SIM PIN file: it must be readable by the daemon's user (owner nbgw, mode 0600)"
+                    : "the SIM PIN file does not exist: create it ([[sim]] iccid = \"…\" pin = \"…\"), or remove sim_pins"
+            )
+        }
+        try checkSecretFilePermissions(path, key: "sim", what: "SIM PINs", moveTo: "a file of mode 0600")
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw DaemonConfigurationError(file: path, key: nil, "the SIM PIN file is not UTF-8 text")
+        }
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw DaemonConfigurationError(
+                file: path,
+                key: nil,
+                line: error.source.begin.line,
+                "TOML syntax error: \(error.description) (column \(error.source.begin.column))"
+            )
+        } catch {
+            throw DaemonConfigurationError(file: path, key: nil, "cannot parse the SIM PIN file as TOML: \(error)")
+        }
+        var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
+        reader.checkKeys(root, at: "", allowed: ["sim"])
+        let sims = reader.tables(root, "sim", at: "").map { readSIMs($0, &reader) } ?? []
+        if !reader.problems.isEmpty { throw DaemonConfigurationError(file: path, problems: reader.problems) }
+        return sims
     }
 
-    /// `local` selects the embedded cloud; anything else is the HTTP cloud's URL.
-    mutating func select(_ value: String) {
-        if value == "local" {
-            mode = .local
-            url = nil
-        } else {
-            mode = .http
-            url = value
-        }
+    /// Every SIM PIN the daemon may enter: `[[sim]]` in the config, then the `sim_pins` file's.
+    public func simPINBook() throws(DaemonConfigurationError) -> SIMPINBook {
+        var sims = self.sims
+        if let file = modem.simPINsFile { sims += try Self.loadSIMPINs(file: file) }
+        return SIMPINBook(sims.map { SIMPINBook.Entry(iccid: $0.iccid, imei: $0.imei, pin: $0.pin) })
     }
 }

@@ -39,6 +39,17 @@ extension DaemonConfiguration {
         public var backoffCap: Duration
         /// The cloud product id modules are registered under; nil registers them without one.
         public var productID: String?
+        /// `radio = "off"`: bring every module up with its radio left off (`waiting`, `RADIO_OFF`).
+        public var keepsRadioOff = false
+        /// `max_resets`: attempts on a module that stopped answering before giving up
+        /// (``GatewayConfiguration/maxResets``, 3; written here like the timings below).
+        public var maxResets = 3
+        /// `sim_poll_interval`: how often a module without a usable SIM is asked `AT+CPIN?`
+        /// (``GatewayConfiguration/simPollInterval``, 10 s; written here like the timings below).
+        public var simPollInterval: Duration = .seconds(10)
+        /// `sim_pins`: a file of `[[sim]]` entries (readable by the daemon's user only), read at start
+        /// and at every reload.
+        public var simPINsFile: String?
 
         public init(
             apn: String? = nil,

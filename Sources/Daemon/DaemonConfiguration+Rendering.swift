@@ -1,3 +1,5 @@
+import Control
+
 extension DaemonConfiguration {
     /// Where the effective configuration came from, for `--check-config` and the start-up log
     /// (declared here, with the rendering that prints it, so the reader builds without the loader).
@@ -26,13 +28,33 @@ extension DaemonConfiguration {
         }
         lines.append("[store]")
         if let path = store.path { lines.append("path = \(quoted(path))") }
+        if let group = store.group {
+            lines.append("group = \(quoted(group))")
+        } else {
+            lines.append("# group: \(Store.defaultGroup) when that group exists (the default)")
+        }
         lines.append("")
+        lines.append("[control]")
+        lines.append("enabled = \(control.enabled)")
+        if let socket = control.socket {
+            lines.append("socket = \(quoted(socket))")
+        } else {
+            lines.append("# socket: \(ControlProtocol.defaultSocketPath) (the default)")
+        }
+        lines.append("")
+        if !sims.isEmpty {
+            lines.append(
+                "# \(sims.count) [[sim]] PIN\(sims.count == 1 ? "" : "s") set (not shown): \(sims.map(\.description).joined(separator: ", "))"
+            )
+            lines.append("")
+        }
         lines.append("[cloud]")
-        lines.append("mode = \(quoted(cloud.mode.rawValue))")
+        lines.append("mode = \(quoted(cloud.mode))")
         if let url = cloud.url { lines.append("url = \(quoted(url))") }
+        lines.append("sync_wait = \(seconds(cloud.syncWait))")
         for key in Cloud.settingsKeys {
             guard let value = cloud.settings[key] else { continue }
-            if key == Cloud.secretSettingsKey {
+            if Cloud.secretKeys.contains(key) {
                 lines.append("# \(key) is set (not shown)")
             } else {
                 lines.append("\(key) = \(quoted(value))")
@@ -47,6 +69,10 @@ extension DaemonConfiguration {
         lines.append("registration_timeout = \(seconds(modem.registrationTimeout))")
         lines.append("signal_poll_interval = \(seconds(modem.signalPollInterval))")
         if let product = modem.productID { lines.append("product = \(quoted(product))") }
+        lines.append("radio = \(quoted(modem.keepsRadioOff ? "off" : "on"))")
+        lines.append("max_resets = \(modem.maxResets)")
+        lines.append("sim_poll_interval = \(seconds(modem.simPollInterval))")
+        if let file = modem.simPINsFile { lines.append("sim_pins = \(quoted(file))") }
         if !modem.bands.isEmpty {
             lines.append("")
             lines.append("[modem.bands]")
@@ -80,8 +106,7 @@ extension DaemonConfiguration {
         lines.append("initial = \(seconds(modem.backoffInitial))")
         lines.append("cap = \(seconds(modem.backoffCap))")
         lines.append("")
-        lines.append("[discovery]")
-        lines.append("udev = \(discovery.udev)")
+        lines += discovery.renderedTOML(quoted: quoted)
         for port in ports {
             lines.append("")
             lines.append("[[ports]]")
@@ -109,6 +134,8 @@ extension DaemonConfiguration {
         lines.append("")
         lines.append("[log]")
         lines.append("level = \(quoted(log.level.rawValue))")
+        lines.append("")
+        lines += renderedHooks(seconds: seconds, quoted: quoted)
         return lines.joined(separator: "\n") + "\n"
     }
 

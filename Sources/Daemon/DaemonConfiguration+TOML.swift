@@ -1,10 +1,13 @@
+import CloudCatalogue
 import Logging
 import Pairing
 import TOMLKit
 
 extension DaemonConfiguration {
     /// The top-level tables a config file may have.
-    static let sections = ["store", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log"]
+    static let sections = [
+        "store", "control", "sim", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log",
+    ]
 
     /// Serial speeds a `[[ports]]` entry may name (termios `B*` constants up to 4 Mbit/s).
     public static let baudRates = [
@@ -47,9 +50,15 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections)
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
+        }
+        if let table = reader.table(root, "control", at: "") {
+            configuration.control = readControl(table, &reader)
+        }
+        if let tables = reader.tables(root, "sim", at: "") {
+            configuration.sims = readSIMs(tables, &reader)
         }
         if let table = reader.table(root, "cloud", at: "") {
             configuration.cloud = readCloud(table, &reader)
@@ -58,8 +67,7 @@ extension DaemonConfiguration {
             configuration.modem = readModem(table, &reader)
         }
         if let table = reader.table(root, "discovery", at: "") {
-            reader.checkKeys(table, at: "discovery", allowed: ["udev"])
-            configuration.discovery.udev = reader.bool(table, "udev", at: "discovery") ?? true
+            configuration.discovery = readDiscovery(table, file: file, &reader)
         }
         if let tables = reader.tables(root, "ports", at: "") {
             configuration.ports = readPorts(tables, &reader)
@@ -94,6 +102,9 @@ extension DaemonConfiguration {
                 }
             }
         }
+        if let table = reader.table(root, hooksSection, at: "") {
+            configuration.hooks = readHooks(table, &reader)
+        }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)
         }
@@ -101,9 +112,23 @@ extension DaemonConfiguration {
     }
 
     private static func readStore(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Store {
-        reader.checkKeys(table, at: "store", allowed: ["path"])
+        reader.checkKeys(table, at: "store", allowed: ["path", "group"])
+        var store = Store()
+        if let group = reader.string(table, "group", at: "store", example: "\"nbgw\"") {
+            // A group name (useradd(8)'s rules) or a number.
+            if !group.isEmpty, group.count <= 32,
+                group.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+            {
+                store.group = group
+            } else {
+                reader.report(
+                    "store.group",
+                    "\(group.escapedForDisplay()) is not a group name or number: write group = \"nbgw\""
+                )
+            }
+        }
         guard let path = reader.string(table, "path", at: "store", example: "\"/var/lib/nbgw/nbgw.sqlite\"") else {
-            return Store()
+            return store
         }
         guard path.hasPrefix("/") else {
             reader.report(
@@ -111,26 +136,87 @@ extension DaemonConfiguration {
                 "\(path.escapedForDisplay()) is not an absolute path (the daemon's working directory is /); write "
                     + "path = \"/var/lib/nbgw/nbgw.sqlite\""
             )
-            return Store()
+            return store
         }
-        return Store(path: path)
+        store.path = path
+        return store
+    }
+
+    private static func readControl(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Control {
+        reader.checkKeys(table, at: "control", allowed: ["enabled", "socket"])
+        var control = Control()
+        control.enabled = reader.bool(table, "enabled", at: "control") ?? true
+        if let socket = reader.string(table, "socket", at: "control", example: "\"/run/nbgw/control.sock\"") {
+            if socket.hasPrefix("/"), socket.utf8.count < 108 {
+                control.socket = socket
+            } else {
+                reader.report(
+                    "control.socket",
+                    "\(socket.escapedForDisplay()) is not an absolute path of at most 107 bytes (a Unix socket's limit): "
+                        + "write socket = \"/run/nbgw/control.sock\""
+                )
+            }
+        }
+        return control
+    }
+
+    /// `[[sim]]` entries: `iccid` or `imei`, and `pin` (4 to 8 digits).
+    static func readSIMs(_ tables: [TOMLTable], _ reader: inout ConfigurationReader) -> [SIM] {
+        var sims: [SIM] = []
+        for (index, table) in tables.enumerated() {
+            let path = "sim[\(index)]"
+            reader.checkKeys(table, at: path, allowed: ["iccid", "imei", "pin"])
+            let iccid = reader.string(table, "iccid", at: path, example: "\"89882280666027595366\"")
+            let imei = reader.string(table, "imei", at: path, example: "\"866971030221959\"")
+            let pin = reader.string(table, "pin", at: path, example: "\"1234\"")
+            if (iccid == nil) == (imei == nil) {
+                reader.report(path, "a [[sim]] entry names its SIM by iccid = \"89…\" or by imei = \"…\" (one of them)")
+                continue
+            }
+            if let iccid, !(18...22).contains(iccid.count) || !iccid.allSatisfy(\.isHexDigit) {
+                reader.report(
+                    "\(path).iccid",
+                    "\(iccid.escapedForDisplay()) is not an ICCID (18 to 22 digits, as AT+CCID prints it)"
+                )
+                continue
+            }
+            if let imei, imei.count != 15 || !imei.allSatisfy(\.isNumber) {
+                reader.report("\(path).imei", "\(imei.escapedForDisplay()) is not an IMEI (15 digits)")
+                continue
+            }
+            guard let pin else {
+                if table["pin"] == nil { reader.report(path, "a [[sim]] entry needs pin = \"…\" (4 to 8 digits)") }
+                continue
+            }
+            // Never echo the value: it is a secret.
+            guard (4...8).contains(pin.count), pin.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                reader.report("\(path).pin", "the PIN is not 4 to 8 digits")
+                continue
+            }
+            sims.append(SIM(iccid: iccid?.uppercased(), imei: imei, pin: pin))
+        }
+        return sims
     }
 
     private static func readCloud(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Cloud {
-        reader.checkKeys(table, at: "cloud", allowed: ["mode", "url"] + Cloud.settingsKeys)
+        reader.checkKeys(table, at: "cloud", allowed: CloudCatalogue.commonKeys + Cloud.settingsKeys)
         var cloud = Cloud()
+        let modes = CloudCatalogue.modes.map { "\"\($0)\"" }.joined(separator: ", ")
         if let text = reader.string(table, "mode", at: "cloud", example: "\"local\"") {
-            if let mode = Cloud.Mode(rawValue: text) {
-                cloud.mode = mode
+            if CloudCatalogue.adapter(mode: text) != nil {
+                cloud.mode = text
             } else {
                 reader.report(
                     "cloud.mode",
-                    "unknown mode \(text.escapedForDisplay()): use \"local\" (the embedded cloud, no network) or "
-                        + "\"http\" (with url = \"https://HOST\")"
+                    "unknown mode \(text.escapedForDisplay()): use one of \(modes) (\"local\": the embedded cloud, "
+                        + "no network; the others with url = \"https://HOST\", docs/cloud.md)"
                 )
             }
         }
         cloud.url = reader.string(table, "url", at: "cloud", example: "\"https://openapi.tuyaeu.com\"")
+        if let wait = reader.seconds(table, "sync_wait", at: "cloud", in: 0...120, example: "2") {
+            cloud.syncWait = wait
+        }
         for key in Cloud.settingsKeys {
             guard let value = table[key] else { continue }
             if let text = value.string {
@@ -143,14 +229,22 @@ extension DaemonConfiguration {
                 reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
             }
         }
-        if cloud.mode == .local, cloud.url != nil, table["mode"] != nil {
+        if table["mode"] == nil, let url = cloud.url {
+            // A url alone names its cloud, as `--cloud URL` does.
+            if let selection = try? CloudCatalogue.selection(spec: url) { cloud.mode = selection.mode }
+        }
+        if !cloud.isRemote, cloud.url != nil, table["mode"] != nil {
             reader.report(
                 "cloud.url",
-                "a url is set but mode = \"local\": remove the url, or set mode = \"http\" to use that cloud"
+                "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
             )
         }
-        if table["mode"] == nil, cloud.url != nil {
-            cloud.mode = .http
+        let ownKeys = CloudCatalogue.adapter(mode: cloud.mode)?.settingsKeys ?? []
+        for key in Cloud.settingsKeys where table[key] != nil && !ownKeys.contains(key) {
+            reader.report(
+                "cloud.\(key)",
+                "\(key) is not a setting of mode \"\(cloud.mode)\"; remove it, or set the mode it belongs to"
+            )
         }
         return cloud
     }
@@ -161,7 +255,7 @@ extension DaemonConfiguration {
             at: "modem",
             allowed: [
                 "apn", "rat", "bands", "psm", "edrx", "registration_timeout", "signal_poll_interval", "backoff",
-                "product",
+                "product", "radio", "max_resets", "sim_poll_interval", "sim_pins",
             ]
         )
         var modem = Modem()
@@ -251,6 +345,29 @@ extension DaemonConfiguration {
                     "modem.backoff.cap",
                     "the cap (\(modem.backoffCap)) is shorter than the initial delay (\(modem.backoffInitial)): "
                         + "make cap at least initial"
+                )
+            }
+        }
+        if let radio = reader.string(table, "radio", at: "modem", example: "\"on\"") {
+            switch radio {
+            case "on": modem.keepsRadioOff = false
+            case "off": modem.keepsRadioOff = true
+            default: reader.report("modem.radio", "\(radio.escapedForDisplay()) is neither \"on\" nor \"off\"")
+            }
+        }
+        if let resets = reader.integer(table, "max_resets", at: "modem", in: 1...100, unit: "resets") {
+            modem.maxResets = resets
+        }
+        if let interval = reader.seconds(table, "sim_poll_interval", at: "modem", in: 1...3600, example: "10") {
+            modem.simPollInterval = interval
+        }
+        if let file = reader.string(table, "sim_pins", at: "modem", example: "\"/etc/nbgw/sim-pins.toml\"") {
+            if file.hasPrefix("/") {
+                modem.simPINsFile = file
+            } else {
+                reader.report(
+                    "modem.sim_pins",
+                    "\(file.escapedForDisplay()) is not an absolute path: write sim_pins = \"/etc/nbgw/sim-pins.toml\""
                 )
             }
         }

@@ -1,3 +1,4 @@
+import Discovery
 import Logging
 
 /// Everything `nbgwd` is told: the effective configuration after the built-in defaults, the TOML
@@ -11,13 +12,17 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// the daemon runs on its built-in defaults.
     public static let defaultPath = "/etc/nbgw/nbgwd.toml"
 
-    /// `[store]`: the SQLite file.
+    /// `[store]`: the SQLite file and the operators' group.
     public var store: Store
+    /// `[control]`: the control socket operators' commands reach the daemon through.
+    public var control: Control
+    /// `[[sim]]`: SIM PINs the daemon may enter (the file must be readable by its owner only).
+    public var sims: [SIM]
     /// `[cloud]`: where modules are registered and bindings sent.
     public var cloud: Cloud
     /// `[modem]`: what every module is set to, and the supervisors' timing.
     public var modem: Modem
-    /// `[discovery]`: whether libudev finds ports.
+    /// `[discovery]`: whether libudev finds ports, and which of them nbgwd may open.
     public var discovery: Discovery
     /// `[[ports]]`: static ports (on-board UARTs, simulator ptys), probed at start.
     public var ports: [StaticPort]
@@ -29,10 +34,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var shutdown: Shutdown
     /// `[log]`: the log level (journald collects stderr).
     public var log: Log
+    /// `[hooks]`: executables run on every modem state change.
+    public var hooks: Hooks = Hooks()
 
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(
         store: Store = Store(),
+        control: Control = Control(),
+        sims: [SIM] = [],
         cloud: Cloud = Cloud(),
         modem: Modem = Modem(),
         discovery: Discovery = Discovery(),
@@ -43,6 +52,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
         log: Log = Log()
     ) {
         self.store = store
+        self.control = control
+        self.sims = sims
         self.cloud = cloud
         self.modem = modem
         self.discovery = discovery
@@ -57,23 +68,84 @@ public struct DaemonConfiguration: Sendable, Equatable {
 extension DaemonConfiguration {
     /// `[store]`.
     public struct Store: Sendable, Equatable {
-        /// The SQLite file; nil resolves like the CLI (`$NBGW_DB`, else
-        /// `$XDG_STATE_HOME/nbgw/nbgw.sqlite`, else `~/.local/state/nbgw/nbgw.sqlite`). The systemd
-        /// unit sets `NBGW_DB=/var/lib/nbgw/nbgw.sqlite`.
-        public var path: String?
+        /// The operators' group when the config names none.
+        public static let defaultGroup = "nbgw"
 
-        public init(path: String? = nil) {
+        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (systemd's
+        /// `StateDirectory=nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
+        public var path: String?
+        /// The group that shares the store's files (mode 0660, directory 2770) and the control socket
+        /// with the daemon: its members run `nbgw` without sudo. nil: ``defaultGroup``, or owner-only
+        /// files when no group of that name exists (a developer's machine). A name or a number.
+        public var group: String?
+
+        public init(path: String? = nil, group: String? = nil) {
             self.path = path
+            self.group = group
         }
     }
 
-    /// `[discovery]`.
+    /// `[control]`.
+    public struct Control: Sendable, Equatable {
+        /// Serve the control socket (`nbgw at`, `nbgw modem reset|reprobe|release|resume`,
+        /// `nbgw modems --watch`).
+        public var enabled: Bool
+        /// The socket; nil: `/run/nbgw/control.sock` (the unit's `RuntimeDirectory=nbgw`).
+        public var socket: String?
+
+        public init(enabled: Bool = true, socket: String? = nil) {
+            self.enabled = enabled
+            self.socket = socket
+        }
+    }
+
+    /// One `[[sim]]` entry: the PIN of the SIM with `iccid`, or of the SIM in the module `imei`.
+    public struct SIM: Sendable, Equatable, CustomStringConvertible {
+        public var iccid: String?
+        public var imei: String?
+        public var pin: String
+
+        public init(iccid: String? = nil, imei: String? = nil, pin: String) {
+            self.iccid = iccid
+            self.imei = imei
+            self.pin = pin
+        }
+
+        /// Never shows the PIN.
+        public var description: String { "SIM " + (iccid.map { "ICCID \($0)" } ?? imei.map { "IMEI \($0)" } ?? "?") }
+    }
+
+    /// `[discovery]` (docs/discovery.md, "Generic bridges"; matchers in "Matchers").
     public struct Discovery: Sendable, Equatable {
         /// Enumerate `tty` ports through libudev and follow hot-plug; false: only `[[ports]]`.
         public var udev: Bool
+        /// `generic_bridges`: what to do with USB-UART bridges nobody opted in; `tagged` by default.
+        public var genericBridges: GenericBridgeMode
+        /// `probe`: port matchers (``PortMatcher``) to probe although the tables would not.
+        public var probe: [String]
+        /// `ignore`: port matchers nbgwd never opens, whatever else says (`[[ports]]` included).
+        public var ignore: [String]
+        /// Where each setting was written, for the decisions' reasons. Not part of the value: two
+        /// configurations with the same settings are equal wherever they were written.
+        public var locations: Locations
 
-        public init(udev: Bool = true) {
+        public init(
+            udev: Bool = true,
+            genericBridges: GenericBridgeMode = .tagged,
+            probe: [String] = [],
+            ignore: [String] = [],
+            locations: Locations = Locations()
+        ) {
             self.udev = udev
+            self.genericBridges = genericBridges
+            self.probe = probe
+            self.ignore = ignore
+            self.locations = locations
+        }
+
+        public static func == (left: Discovery, right: Discovery) -> Bool {
+            left.udev == right.udev && left.genericBridges == right.genericBridges && left.probe == right.probe
+                && left.ignore == right.ignore
         }
     }
 

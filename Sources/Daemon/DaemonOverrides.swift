@@ -23,6 +23,8 @@ public struct DaemonOverrides: Sendable, Equatable {
     public var gracePeriod: Duration?
     /// `--log-level LEVEL`.
     public var logLevel: Logger.Level?
+    /// `--control PATH`: the control socket.
+    public var controlSocket: String?
 
     public init(
         storePath: String? = nil,
@@ -34,7 +36,8 @@ public struct DaemonOverrides: Sendable, Equatable {
         ingestEnabled: Bool? = nil,
         ingestListen: ListenAddress? = nil,
         gracePeriod: Duration? = nil,
-        logLevel: Logger.Level? = nil
+        logLevel: Logger.Level? = nil,
+        controlSocket: String? = nil
     ) {
         self.storePath = storePath
         self.cloud = cloud
@@ -46,6 +49,7 @@ public struct DaemonOverrides: Sendable, Equatable {
         self.ingestListen = ingestListen
         self.gracePeriod = gracePeriod
         self.logLevel = logLevel
+        self.controlSocket = controlSocket
     }
 
     /// True when no flag overrides anything.

@@ -4,22 +4,28 @@ import Logging
 import ServiceLifecycle
 
 /// Discovery feeding the gateway, as one service: the config's static ports first (each an
-/// ``PortEvent/appeared(_:)``), then, unless udev discovery is off, the udev ports the
-/// ``CandidatePolicy`` picks, and their removals. Graceful shutdown stops discovery and cancels
+/// ``PortEvent/appeared(_:)``, unless the policy ignores it), then, unless udev discovery is off, the
+/// udev ports the ``CandidatePolicy`` picks, and their removals. Every port seen and the decision
+/// about it go into `ledger` (`nbgw discovery list`). Graceful shutdown stops discovery and cancels
 /// the supervisors (each closes its port; rows are marked absent at the next start).
 struct GatewayService: Service, CustomStringConvertible {
     let gateway: Gateway
     let staticPorts: [ModemPort]
     let discovery: UdevDiscovery?
     let mapper: PortEventMapper
+    let ledger: DiscoveryLedger
     let readiness: DaemonReadiness
     let logger: Logger
 
     var description: String { "gateway" }
 
+    private var recorder: DiscoveryRecorder {
+        DiscoveryRecorder(mapper: mapper, ledger: ledger, logger: logger)
+    }
+
     func run() async throws {
         let (events, continuation) = AsyncStream.makeStream(of: PortEvent.self)
-        for port in staticPorts {
+        for port in recorder.admit(staticPorts: staticPorts, udevPorts: udevFactsForStaticPorts()) {
             logger.info("static port from the config", metadata: ["modem.tty": "\(port.path)"])
             continuation.yield(.appeared(port))
         }
@@ -46,12 +52,30 @@ struct GatewayService: Service, CustomStringConvertible {
         continuation.finish()
     }
 
+    /// What udev knows about the static ports' nodes, so that `ID_NBGW_IGNORE=1` and the USB-identity
+    /// `[discovery] ignore` entries apply to them too: one enumeration, only when there are static
+    /// ports and udev is on. Why that is cheap enough for the start: `nbgw discovery list --all` (the
+    /// same enumeration and decisions) took 0.03–0.09 s over this container's 68 ttys against 0.02–0.03 s
+    /// for `nbgw --version` (debug build, docs/discovery.md).
+    private func udevFactsForStaticPorts() -> [UdevPort] {
+        guard let discovery, !staticPorts.isEmpty else { return [] }
+        do {
+            return try discovery.enumerate()
+        } catch {
+            logger.warning(
+                "cannot read udev's facts about the static ports: only path entries of [discovery] ignore apply",
+                metadata: ["error": "\(error)"]
+            )
+            return []
+        }
+    }
+
     /// Maps udev events into the gateway's stream until cancelled. When the udev stream ends on
     /// its own (the monitor failed), static and already-found ports stay supervised: only
     /// hot-plug is lost, which the log says.
     private func follow(_ discovery: UdevDiscovery, into continuation: AsyncStream<PortEvent>.Continuation) async {
         for await event in discovery.events() {
-            switch mapper.map(event) {
+            switch recorder.handle(event) {
             case .event(let portEvent):
                 continuation.yield(portEvent)
             case .skipped(let devnode, let reason):

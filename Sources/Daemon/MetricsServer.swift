@@ -13,7 +13,8 @@ public enum MetricsServer {
     ///
     /// - Parameters:
     ///   - health: the current report (asked at every request of either route).
-    ///   - metrics: refreshed from the report, then rendered, at every `/metrics` request.
+    ///   - metrics: refreshed from the report (per-modem series included), then rendered, at every
+    ///     `/metrics` request.
     ///   - onServerRunning: called with the bound address once the listener is up (port 0 picks one).
     public static func makeService(
         listen: ListenAddress,
@@ -46,12 +47,7 @@ public enum MetricsServer {
         }
         let report = await health()
         if route == "/metrics" {
-            metrics.record(report)
-            return OperatorHTTPResponse(
-                status: 200,
-                contentType: metricsContentType,
-                body: metrics.registry.emitToBuffer()
-            )
+            return OperatorHTTPResponse(status: 200, contentType: metricsContentType, body: metrics.render(report))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

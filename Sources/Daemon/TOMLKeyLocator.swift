@@ -2,8 +2,10 @@
 /// for syntax errors only, not for the values of a document it parsed.
 ///
 /// A line-oriented scan: `[table]` and `[[array]]` headers set the prefix (array entries are
-/// numbered from 0: `ports[1].baud`), `key = value` lines record `prefix.key`; multi-line arrays
-/// and strings are skipped. Keys of an inline table resolve to the line of the table's key.
+/// numbered from 0: `ports[1].baud`), `key = value` lines record `prefix.key`, and the elements of
+/// an array value record `prefix.key[i]` at the line each starts on (`discovery.probe[2]`), also
+/// when the array spans lines. Multi-line strings are skipped. Keys of an inline table resolve to
+/// the line of the table's key.
 struct TOMLKeyLocator: Sendable {
     private var lines: [String: Int] = [:]
 
@@ -11,6 +13,7 @@ struct TOMLKeyLocator: Sendable {
         var prefix = ""
         var arrayCounts: [String: Int] = [:]
         var depth = 0
+        var array: ArrayScan?
         var inMultilineString: String?
         // Lines split on the LF scalar, not on the Character "\n": in Swift "\r\n" is one
         // Character, so a CR LF file was one long line and every key "on line 1" (fuzz-toml).
@@ -25,6 +28,11 @@ struct TOMLKeyLocator: Sendable {
                 inMultilineString = nil
             }
             let code = Self.strippingComment(line).trimmingSpaces()
+            if var scan = array {
+                scan.feed(Substring(code), line: number) { lines[$0] = lines[$0] ?? $1 }
+                array = scan.isOpen ? scan : nil
+                continue
+            }
             if depth > 0 {
                 depth = max(0, depth + Self.bracketBalance(Substring(code)))
                 continue
@@ -53,7 +61,13 @@ struct TOMLKeyLocator: Sendable {
                 if value.dropFirst(3).range(of: delimiter) == nil { inMultilineString = delimiter }
             }
             if inMultilineString == nil {
-                depth = max(0, Self.bracketBalance(Substring(value)))
+                if value.hasPrefix("[") {
+                    var scan = ArrayScan(path: path)
+                    scan.feed(Substring(value), line: number) { lines[$0] = lines[$0] ?? $1 }
+                    array = scan.isOpen ? scan : nil
+                } else {
+                    depth = max(0, Self.bracketBalance(Substring(value)))
+                }
             }
         }
     }
@@ -68,6 +82,58 @@ struct TOMLKeyLocator: Sendable {
             candidate = String(candidate[..<cut])
         }
         return nil
+    }
+
+    /// Where the scan of one array value stands, across the lines it spans: the elements of the
+    /// outermost array are numbered and located; nested arrays and inline tables count as one element.
+    private struct ArrayScan {
+        let path: String
+        var depth = 0
+        var index = 0
+        var expectingElement = false
+        var quote: Character?
+        var escaped = false
+
+        init(path: String) {
+            self.path = path
+        }
+
+        /// Whether the outermost array is still open.
+        var isOpen: Bool { depth > 0 }
+
+        /// Scans `text` (one line without its comment), reporting `path[i]` and the line of each
+        /// element that starts in it.
+        mutating func feed(_ text: Substring, line: Int, record: (String, Int) -> Void) {
+            for character in text {
+                if let open = quote {
+                    if escaped {
+                        escaped = false
+                    } else if open == "\"" && character == "\\" {
+                        escaped = true
+                    } else if character == open {
+                        quote = nil
+                    }
+                    continue
+                }
+                if character == " " || character == "\t" || character == "\r" { continue }
+                if depth == 1, expectingElement, character != "]", character != "," {
+                    record("\(path)[\(index)]", line)
+                    index += 1
+                    expectingElement = false
+                }
+                switch character {
+                case "\"", "'": quote = character
+                case "[", "{":
+                    depth += 1
+                    if depth == 1 { expectingElement = true }
+                case "]", "}":
+                    depth -= 1
+                    if depth <= 0 { return }
+                case "," where depth == 1: expectingElement = true
+                default: break
+                }
+            }
+        }
     }
 
     /// The index of the `=` of a `key = value` line, outside quotes; nil for other lines.

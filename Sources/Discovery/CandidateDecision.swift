@@ -1,30 +1,58 @@
-/// What the gateway should do with a port: talk AT to it, or leave it alone. Both carry a reason
-/// written for the logs and `nbgw modem show`.
-public enum CandidateDecision: Sendable, Hashable {
-    /// Probe the port with AT. `dialectHint` is an ATKit dialect identifier (`quectel-bg9x`) when the
-    /// USB IDs already tell the family; the probe's identification has the last word.
-    /// `reason` reads like "Quectel BG95 / BG77 AT port (if 02)", "CP210x bridge (10c4:ea60)" or
-    /// "tagged ID_NBGW_AT_PORT=1".
-    case probe(dialectHint: String?, reason: String)
-    /// Leave the port alone: "Quectel BG95 / BG77 NMEA port (if 01)", "not USB and not in the config".
-    case skip(reason: String)
+/// What the gateway should do with a port: talk AT to it, leave it alone, or never touch it. Every
+/// decision carries its reason, written for the logs, `nbgw modem show` and `nbgw discovery list`,
+/// and the rule behind it (``DecisionSource``).
+///
+/// ```swift
+/// let decision = policy.decide(port)
+/// decision.summary   // "skip: generic USB-UART bridge CP210x 10c4:ea60 (not probed by default: …)"
+/// decision.source    // [discovery] generic_bridges = "tagged" (default)
+/// ```
+public struct CandidateDecision: Sendable, Hashable, Codable {
+    /// The three outcomes.
+    public enum Action: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Probe the port with AT.
+        case probe
+        /// Leave the port alone: not a modem's AT port as far as the tables, tags and config know.
+        case skip
+        /// Never open the port: the operator said so (`ID_NBGW_IGNORE=1`, `[discovery] ignore`).
+        case ignored
+    }
+
+    public var action: Action
+    /// An ATKit dialect identifier (`quectel-bg9x`) when the USB IDs or a tag already tell the family
+    /// (probe decisions only); the probe's identification has the last word.
+    public var dialectHint: String?
+    /// Why: "Quectel BG95 / BG77 AT port (if 02)", "ID_NBGW_IGNORE=1 (udev rule)",
+    /// "[discovery] probe entry "10c4:ea60" (/etc/nbgw/nbgwd.toml line 31): CP210x USB-UART bridge (…)".
+    public var reason: String
+    /// The rule or config line the decision rests on.
+    public var source: DecisionSource
+
+    public init(action: Action, dialectHint: String? = nil, reason: String, source: DecisionSource) {
+        self.action = action
+        self.dialectHint = action == .probe ? dialectHint : nil
+        self.reason = reason
+        self.source = source
+    }
+
+    /// Probe the port.
+    public static func probe(dialectHint: String?, reason: String, source: DecisionSource) -> CandidateDecision {
+        CandidateDecision(action: .probe, dialectHint: dialectHint, reason: reason, source: source)
+    }
+
+    /// Leave the port alone.
+    public static func skip(reason: String, source: DecisionSource) -> CandidateDecision {
+        CandidateDecision(action: .skip, reason: reason, source: source)
+    }
+
+    /// Never open the port.
+    public static func ignored(reason: String, source: DecisionSource) -> CandidateDecision {
+        CandidateDecision(action: .ignored, reason: reason, source: source)
+    }
 
     /// Whether the port should be probed.
-    public var isProbe: Bool {
-        if case .probe = self { return true }
-        return false
-    }
+    public var isProbe: Bool { action == .probe }
 
-    /// The reason, whichever the decision.
-    public var reason: String {
-        switch self {
-        case .probe(_, let reason), .skip(let reason): reason
-        }
-    }
-
-    /// The dialect hint of a probe decision.
-    public var dialectHint: String? {
-        if case .probe(let hint, _) = self { return hint }
-        return nil
-    }
+    /// `probe: …`, `skip: …`, `ignored: …`: one line for a log.
+    public var summary: String { "\(action.rawValue): \(reason)" }
 }

@@ -1,6 +1,7 @@
 extension SerialBridge {
-    /// USB-UART bridges seen on NB-IoT / LTE-M evaluation boards (`docs/at-dialects.md` §1): their
-    /// ports are probed by AT because the bridge cannot tell what is behind it.
+    /// USB-UART bridges seen on NB-IoT / LTE-M evaluation boards (`docs/at-dialects.md` §1), and on
+    /// everything else: their ports are probed by AT only when tagged `ID_NBGW_PROBE=1`, listed in
+    /// `[discovery] probe`, or with `[discovery] generic_bridges = "probe"`.
     public static let catalogue: [SerialBridge] = [
         SerialBridge(name: "CP210x", vendorID: "10c4", productIDs: ["ea60", "ea70", "ea71"], drivers: ["cp210x"]),
         SerialBridge(name: "CH340/CH341", vendorID: "1a86", productIDs: ["7523", "5523"], drivers: ["ch341"]),

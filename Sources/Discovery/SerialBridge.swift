@@ -1,5 +1,6 @@
-/// A generic USB-UART bridge chip. Its IDs say nothing about the module behind it (an evaluation
-/// board's BC95, a SARA-R5 on a breakout, or no modem at all), so its ports are always probed by AT.
+/// A generic USB-UART bridge chip. Its IDs say nothing about what is behind it: an evaluation board's
+/// BC95, a SARA-R5 on a breakout, or no modem at all (a Zigbee stick, an ESP32, a barcode scanner). So
+/// its ports are probed by AT only when the operator opts them in (``GenericBridgeMode``).
 public struct SerialBridge: Sendable, Hashable {
     /// The chip family: "CP210x".
     public var name: String

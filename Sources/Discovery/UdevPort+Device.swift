@@ -50,10 +50,35 @@ extension UdevPort {
             interfaceNumber: interfaceNumber,
             serial: usbProperty("ID_SERIAL_SHORT") ?? usbProperty("ID_USB_SERIAL_SHORT")
                 ?? usbDevice.flatMap { Self.attribute($0, "serial") },
+            manufacturer: usbDevice.flatMap { Self.attribute($0, "manufacturer") }
+                ?? usbProperty("ID_VENDOR_ENC").map(Self.decodingUdevEscapes)
+                ?? usbProperty("ID_USB_VENDOR_ENC").map(Self.decodingUdevEscapes),
+            product: usbDevice.flatMap { Self.attribute($0, "product") }
+                ?? usbProperty("ID_MODEL_ENC").map(Self.decodingUdevEscapes)
+                ?? usbProperty("ID_USB_MODEL_ENC").map(Self.decodingUdevEscapes),
             usbDeviceSyspath: usbDevice.flatMap { Self.string(udev_device_get_syspath($0)) },
             links: links,
             properties: kept
         )
+    }
+
+    /// udev's `*_ENC` values: the string with unsafe bytes written `\xNN` (`ITead\x20Zigbee`), trimmed.
+    static func decodingUdevEscapes(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        let utf8 = Array(text.utf8)
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == UInt8(ascii: "\\"), index + 3 < utf8.count, utf8[index + 1] == UInt8(ascii: "x"),
+                let value = UInt8(String(decoding: utf8[(index + 2)...(index + 3)], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                index += 4
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespaces)
     }
 
     /// The driver of the device or its closest parent that has one (`serial8250` for `ttyS0`).

@@ -22,6 +22,12 @@ public struct UdevPort: Sendable, Hashable, Codable {
     public var interfaceNumber: Int?
     /// The USB serial number (`ID_SERIAL_SHORT`, else the USB device's `serial` attribute).
     public var serial: String?
+    /// The USB device's manufacturer string (its `manufacturer` attribute, else udev's `ID_VENDOR_ENC`
+    /// decoded): `ITead`, `Quectel`.
+    public var manufacturer: String?
+    /// The USB device's product string (its `product` attribute, else udev's `ID_MODEL_ENC` decoded):
+    /// `Sonoff Zigbee 3.0 USB Dongle Plus`.
+    public var product: String?
     /// The USB device's syspath: every interface of one module shares it.
     public var usbDeviceSyspath: String?
     /// The node's symlinks (`DEVLINKS`): `/dev/serial/by-id/…`, `/dev/serial/by-path/…`, `/dev/nbgw/…`.
@@ -39,6 +45,8 @@ public struct UdevPort: Sendable, Hashable, Codable {
         productID: String? = nil,
         interfaceNumber: Int? = nil,
         serial: String? = nil,
+        manufacturer: String? = nil,
+        product: String? = nil,
         usbDeviceSyspath: String? = nil,
         links: [String] = [],
         properties: [String: String] = [:]
@@ -51,6 +59,8 @@ public struct UdevPort: Sendable, Hashable, Codable {
         self.productID = productID
         self.interfaceNumber = interfaceNumber
         self.serial = serial
+        self.manufacturer = manufacturer
+        self.product = product
         self.usbDeviceSyspath = usbDeviceSyspath
         self.links = links
         self.properties = properties

@@ -16,7 +16,7 @@ extension ModemFailure {
         case .notAModem(let port, _, _):
             if everAnswered {
                 return ModemFailure(
-                    .modemError,
+                    .unresponsive,
                     "\(port) answered AT before but is silent now (\(error)); the module may be resetting"
                 )
             }

@@ -22,4 +22,10 @@ public struct ModemFailure: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+
+    /// Whether the module stopped answering (commands time out, or the port that answered before is
+    /// silent): what a reset may cure, and what `[modem] max_resets` counts.
+    var meansSilentModule: Bool {
+        code == .unresponsive
+    }
 }

@@ -37,7 +37,8 @@ public enum ModemFailureCode: String, Sendable, Hashable, Codable, CaseIterable 
         switch self {
         case .notAModem:
             "Nothing, if this is a diagnostic or GNSS interface. If a modem should answer here, check its power and the "
-                + "line speed (config `baud_rates`), and try `nbgw modem probe PORT`."
+                + "line speed (a [[ports]] entry's `baud`, or `nbgw modem probe PORT --baud N`), and try "
+                + "`nbgw modem probe PORT`."
         case .secondaryInterface:
             "Nothing: the module is supervised on its AT port (see the message)."
         case .deadPort:

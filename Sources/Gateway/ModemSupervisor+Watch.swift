@@ -10,18 +10,24 @@ extension ModemSupervisor {
         /// Started when the registration was lost; nil while registered.
         var lostFor: (@Sendable () -> Duration)?
         var inPowerSaving = false
+        /// The reason shown while not registered (denied, no service), nil while `ready` or `searching`.
+        var reason: ModemReason?
     }
 
     /// What ended the ready phase.
     enum WatchEnd: Sendable {
         case rebooted(marker: String)
+        /// The SIM went away or changed: gate it again.
+        case simChanged
         case failure(ModemFailure)
     }
 
-    /// The ready phase: follows the module's URCs (registration changes update the row; a denial
-    /// ends the attempt; a boot banner re-initialises) and polls signal and registration every
+    /// The ready phase: follows the module's URCs (registration changes update the row: lost →
+    /// `searching`, denied → `waiting`, regained → `ready`; a boot banner re-initialises; a SIM taken
+    /// out gates the SIM again) and polls signal and registration every
     /// ``GatewayConfiguration/signalPollInterval``, until one of them ends it or the task is
-    /// cancelled.
+    /// cancelled. A registration lost for longer than ``GatewayConfiguration/registrationTimeout``
+    /// shows `waiting` with `NO_SERVICE`; nothing is restarted.
     func watch(
         session: ATSession,
         events: AsyncStream<ModemEvent>,
@@ -30,7 +36,7 @@ extension ModemSupervisor {
     ) async -> AttemptOutcome {
         let shared = GatewayLocked(WatchState(registration: registration))
         let end = await withTaskGroup(of: WatchEnd?.self) { group in
-            group.addTask { await self.follow(events, dialect: dialect, shared: shared) }
+            group.addTask { await self.follow(events, session: session, dialect: dialect, shared: shared) }
             group.addTask { await self.poll(session, dialect: dialect, shared: shared) }
             defer { group.cancelAll() }
             return await group.next() ?? nil
@@ -39,6 +45,9 @@ extension ModemSupervisor {
         case .rebooted(let marker)?:
             log(.info, "the module rebooted (\(marker)); initialising it again")
             return await awaitBoot(session)
+        case .simChanged?:
+            log(.info, "the SIM changed; checking it again")
+            return .reinitialise
         case .failure(let failure)?:
             return .failure(failure)
         case nil:
@@ -46,9 +55,10 @@ extension ModemSupervisor {
         }
     }
 
-    /// Follows URCs until a reboot, a denial or the end of the session.
+    /// Follows URCs until a reboot, a SIM change or the end of the session.
     func follow(
         _ events: AsyncStream<ModemEvent>,
+        session: ATSession,
         dialect: ModemDialect,
         shared: GatewayLocked<WatchState>
     ) async -> WatchEnd? {
@@ -58,6 +68,12 @@ extension ModemSupervisor {
                 if let end = await registrationChanged(status, dialect: dialect, shared: shared) { return end }
             case .rebooted(let marker):
                 return .rebooted(marker: marker)
+            case .sim(let sim) where sim != .ready:
+                return .simChanged
+            case .simStatus:
+                if let sim = try? await readSIM(session), sim != .ready { return .simChanged }
+            case .functionality(let level) where level != .full:
+                _ = try? await ensureRadioOn(session)
             case .powerSaving(let transition):
                 shared.withLock { $0.inPowerSaving = transition == .entered }
                 log(.debug, transition == .entered ? "entered PSM" : "left PSM")
@@ -95,13 +111,7 @@ extension ModemSupervisor {
                 }
             }
             if let lost = shared.withLock({ $0.lostFor?() }), lost >= configuration.registrationTimeout {
-                return .failure(
-                    ModemFailure(
-                        .registrationLost,
-                        "\(path): registration lost \(lost) ago and not regained within \(configuration.registrationTimeout); "
-                            + "check the antenna and coverage"
-                    )
-                )
+                await showNoService(lost: lost, session: session, shared: shared)
             }
             do {
                 try await context.clock.sleep(configuration.signalPollInterval)
@@ -112,24 +122,17 @@ extension ModemSupervisor {
         return nil
     }
 
-    /// A new `+CEREG` status: the row gets it; losing or regaining the registration moves
-    /// between `ready` and `searching`; a denial ends the phase.
+    /// A new `+CEREG` status: the row gets it; losing the registration moves to `searching`, a
+    /// denial (or nRF91's SIM failure) to `waiting` with its reason, regaining it back to `ready`.
     func registrationChanged(
         _ status: RegistrationStatus,
         dialect: ModemDialect,
         shared: GatewayLocked<WatchState>
     ) async -> WatchEnd? {
-        if status.state == .denied {
-            let cause = status.rejectCause.map { "reject cause \($0)" } ?? "no reject cause reported"
-            return .failure(
-                ModemFailure(
-                    .registrationDenied,
-                    "\(path): the network denied registration while ready (\(cause)); check the SIM's subscription"
-                )
-            )
-        }
         let stopwatch = context.clock.startStopwatch
-        let (registration, newState) = shared.withLock { shared -> (ModemRecord.Registration, ModemState?) in
+        let blocked = status.isRegistered ? nil : registrationReason(status)
+        let (registration, newState, reason) = shared.withLock {
+            shared -> (ModemRecord.Registration, ModemState?, ModemReason?) in
             var registration = ModemSupervisor.registration(
                 status,
                 dialect: dialect,
@@ -146,21 +149,52 @@ extension ModemSupervisor {
             defer { shared.registered = status.isRegistered }
             if status.isRegistered, !shared.registered {
                 shared.lostFor = nil
-                return (registration, .ready)
+                shared.reason = nil
+                return (registration, .ready, nil)
             }
             if !status.isRegistered, shared.registered {
                 shared.lostFor = stopwatch()
-                return (registration, .searching)
             }
-            return (registration, nil)
+            if let blocked, blocked.code != shared.reason?.code {
+                shared.reason = blocked
+                return (registration, .waiting, blocked)
+            }
+            let deniedBefore = shared.reason?.code == ModemReasonCode.registrationDenied.rawValue
+            if !status.isRegistered, shared.registered || (blocked == nil && deniedBefore) {
+                shared.reason = nil
+                return (registration, .searching, nil)
+            }
+            return (registration, nil, nil)
         }
         let change = ModemRecord.Change(registration: registration, seen: true)
         if let newState {
-            await transition(to: newState, change)
+            await transition(to: newState, change, reason: reason)
         } else {
             _ = try? await context.registry.updateModem(port: path, change)
         }
         return nil
+    }
+
+    /// The registration has been lost for `lost`: `waiting` with `NO_SERVICE` and the signal just
+    /// read (the reason's message follows the signal at every poll).
+    func showNoService(lost: Duration, session: ATSession, shared: GatewayLocked<WatchState>) async {
+        let signal = try? await readSignal(session)
+        let status = shared.withLock { shared in
+            RegistrationStatus(stat: shared.registration.stat ?? 2)
+        }
+        let reason = noService(for: lost, status: status, signal: signal ?? nil)
+        let previous = shared.withLock { shared -> ModemReason? in
+            // A denial says more than "no service": it stays.
+            guard shared.reason?.code != ModemReasonCode.registrationDenied.rawValue else { return shared.reason }
+            defer { shared.reason = reason }
+            return shared.reason
+        }
+        if previous?.code == ModemReasonCode.registrationDenied.rawValue { return }
+        if previous?.code != reason.code {
+            await transition(to: .waiting, ModemRecord.Change(signal: signal ?? nil), reason: reason)
+        } else {
+            await updateReason(reason, ModemRecord.Change(signal: signal ?? nil))
+        }
     }
 
     /// `+CSQ` and `+CESQ` (3GPP TS 27.007 §8.5, §8.69); nil when neither answered usefully.

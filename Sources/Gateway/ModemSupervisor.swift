@@ -15,20 +15,34 @@ struct SupervisorContext: Sendable {
     let clock: SupervisionClock
     let metrics: GatewayMetrics
     let directory: SupervisorDirectory
+    /// The SIM PINs the supervisor may enter (replaced when the daemon reloads its config).
+    let simPINs: SIMPINStore
 }
 
 /// Supervises one port for its whole life, from appearance to removal:
 ///
 /// ```
-///  ┌──────────────────────────────────────────────────────────────────────────────┐
-///  │ probing ─► configuring ─► searching ─► registering ─► ready ◄─► searching    │
-///  │    │            │             │             │           │ reboot banner ─► probing
-///  │    └────────────┴──── failure ┴─────────────┴───────────┘                    │
-///  │                          ▼                                                   │
-///  │                  failed ── backoff (initial × 2ⁿ, cap, jitter) ──► probing    │
-///  └──────────────────────────────────────────────────────────────────────────────┘
+///  ┌────────────────────────────────────────────────────────────────────────────────────┐
+///  │ probing ─► configuring ─► searching ─► registering ─► ready ◄─► searching           │
+///  │    │          │   ▲  │        │   ▲          │          │ ▲       │                  │
+///  │    │    SIM ► │   │  │  denied│   │registered│          │ └ waiting (denied,        │
+///  │    │  locked ◄┘   │  │ no svc ▼   │          │          │    no service; regained)  │
+///  │    │  waiting ────┘  │     waiting┘          │          │ reboot banner ─► probing  │
+///  │    └──────────────┴── failure ┴──────────────┴──────────┘                           │
+///  │                          ▼                                                          │
+///  │   failed ── backoff (initial × 2ⁿ, cap, jitter) ──► probing                         │
+///  │   failed (NOT_RESPONDING: silent after max_resets resets) ── operator ──► probing    │
+///  └────────────────────────────────────────────────────────────────────────────────────┘
+///  any state ── nbgw modem release ──► released ── nbgw modem resume ──► probing
+///  any state ── nbgw modem reset | reprobe ──► probing (reset: the dialect's reboot first)
 ///  no AT answer ever ─► not_modem (stop)      port gone / vanished / shutdown ─► absent (stop)
 /// ```
+///
+/// `waiting` and `locked` keep the session open: the module is fine, something outside it must
+/// change (a SIM, a PIN, a cell), and the supervisor goes on by itself when it does
+/// (``awaitUsableSIM(session:hub:identity:)``, ``awaitRegistration(session:hub:dialect:)``).
+/// Operators' requests (``SupervisorMailbox``) end whatever phase runs: an attempt, a backoff, a
+/// release, having given up.
 ///
 /// One attempt: probe (``ModemProbe``, the port's own speeds first), claiming the IMEI and
 /// recording it in the modem table as soon as the probe reads it, while the rest of the probe
@@ -58,6 +72,22 @@ struct ModemSupervisor: Sendable {
         var state: ModemState = .probing
         /// The current attempt reached `ready` (a later failure starts the backoff afresh).
         var reachedReady = false
+        /// The reason announced with ``state``.
+        var reason: ModemReason?
+    }
+
+    /// How a phase of the supervisor's life ended: on its own, or by an operator's request.
+    enum PhaseEnd<Value: Sendable>: Sendable {
+        case finished(Value)
+        case request(SupervisorMailbox.Request)
+    }
+
+    /// What the run loop does after an operator's request.
+    enum NextStep: Sendable {
+        /// Start a new attempt; `reset`: reboot the module first.
+        case attempt(reset: Bool)
+        /// The task was cancelled while released.
+        case stop
     }
 
     let port: ModemPort
@@ -78,11 +108,29 @@ struct ModemSupervisor: Sendable {
     /// port is left in (already persisted).
     func run() async -> ModemState {
         var failures = 0
+        // Consecutive failures of a module that stopped answering; each next attempt resets it.
+        var silent = 0
+        var reset = false
         attempts: while !Task.isCancelled {
             status.withLock { $0.reachedReady = false }
-            let outcome = await attempt()
+            let resettingFirst = reset
+            reset = false
+            let ended = await racingRequests { await attempt(resettingFirst: resettingFirst) }
             if Task.isCancelled { break }
-            if status.withLock({ $0.reachedReady }) { failures = 0 }
+            let outcome: AttemptOutcome
+            switch ended {
+            case .request(let request):
+                switch await handle(request) {
+                case .attempt(let resetFirst):
+                    (failures, silent, reset) = (0, 0, resetFirst)
+                    continue attempts
+                case .stop:
+                    break attempts
+                }
+            case .finished(let finished):
+                outcome = finished
+            }
+            if status.withLock({ $0.reachedReady }) { (failures, silent) = (0, 0) }
             switch outcome {
             case .reinitialise:
                 failures = 0
@@ -91,13 +139,33 @@ struct ModemSupervisor: Sendable {
             case .failure(let failure):
                 switch failure.disposition {
                 case .notModem:
-                    await transition(to: .notModem, ModemRecord.Change(failure: failure.record), failure: failure)
+                    await transition(
+                        to: .notModem,
+                        ModemRecord.Change(failure: failure.record),
+                        reason: ModemReason(failure),
+                        failure: failure
+                    )
                     return .notModem
                 case .gone:
                     await transition(to: .absent, ModemRecord.Change(failure: failure.record), failure: failure)
                     return .absent
                 case .retry:
                     failures += 1
+                    if failure.meansSilentModule {
+                        silent += 1
+                        reset = true
+                    } else {
+                        silent = 0
+                    }
+                    if silent > configuration.maxResets {
+                        switch await giveUp(after: failure, attempts: silent) {
+                        case .attempt(let resetFirst):
+                            (failures, silent, reset) = (0, 0, resetFirst)
+                            continue attempts
+                        case .stop:
+                            break attempts
+                        }
+                    }
                     let delay = configuration.backoff.delay(afterFailures: failures)
                     await transition(
                         to: .failed,
@@ -106,13 +174,31 @@ struct ModemSupervisor: Sendable {
                             attempts: failures,
                             retryAt: Date().addingTimeInterval(delay.seconds)
                         ),
+                        reason: ModemReason(failure),
                         failure: failure,
                         retryIn: delay
                     )
-                    do {
-                        try await context.clock.sleep(delay)
-                    } catch {
+                    let clock = context.clock
+                    let waited = await racingRequests { () -> Bool in
+                        do {
+                            try await clock.sleep(delay)
+                            return true
+                        } catch {
+                            return false
+                        }
+                    }
+                    switch waited {
+                    case .finished(true):
+                        continue attempts
+                    case .finished(false):
                         break attempts
+                    case .request(let request):
+                        switch await handle(request) {
+                        case .attempt(let resetFirst):
+                            (failures, silent, reset) = (0, 0, resetFirst)
+                        case .stop:
+                            break attempts
+                        }
                     }
                 }
             }
@@ -120,10 +206,87 @@ struct ModemSupervisor: Sendable {
         return await stopOnCancellation()
     }
 
+    /// Runs `body` until it finishes or an operator's request arrives, whichever is first; a
+    /// request ends `body` (cancelled, and awaited: the session is closed before this returns).
+    func racingRequests<Value: Sendable>(_ body: @escaping @Sendable () async -> Value) async -> PhaseEnd<Value> {
+        let mailbox = entry.mailbox
+        return await withTaskGroup(of: PhaseEnd<Value>?.self) { group in
+            group.addTask { .finished(await body()) }
+            group.addTask { await mailbox.next().map { .request($0) } }
+            var first: PhaseEnd<Value>?
+            while let next = await group.next() {
+                if first == nil, let next {
+                    first = next
+                    group.cancelAll()
+                } else if case .request(let late)? = next {
+                    // The body finished while a request was being handed over: keep it for later.
+                    mailbox.putBack(late)
+                }
+            }
+            // The body always ends with a result (cancelled, it returns early), so `first` is set.
+            return first!
+        }
+    }
+
+    /// Carries out an operator's request between two phases.
+    func handle(_ request: SupervisorMailbox.Request) async -> NextStep {
+        switch request.action {
+        case .reset:
+            log(.notice, "reset requested by \(request.requester)")
+            return .attempt(reset: true)
+        case .reprobe, .resume:
+            log(.notice, "\(request.action.rawValue) requested by \(request.requester)")
+            return .attempt(reset: false)
+        case .release:
+            return await released(by: request.requester)
+        }
+    }
+
+    /// The port is closed and left to `requester` until a resume (or the task is cancelled: the port
+    /// went away, the gateway stops).
+    func released(by requester: String) async -> NextStep {
+        log(.notice, "released by \(requester); the port is left alone until `nbgw modem resume`")
+        await transition(
+            to: .released,
+            ModemRecord.Change(clearsRetry: true),
+            reason: ModemReason(
+                .released,
+                "\(path) was released by \(requester) at \(Date().formatted(.iso8601)); the daemon leaves it alone until "
+                    + "`nbgw modem resume \(status.withLock { $0.imei } ?? path)`"
+            )
+        )
+        while let request = await entry.mailbox.next() {
+            if request.action == .resume {
+                log(.notice, "resumed by \(request.requester)")
+                return .attempt(reset: false)
+            }
+        }
+        return .stop
+    }
+
+    /// The module stopped answering and `attempts` resets did not bring it back: `failed` with
+    /// `NOT_RESPONDING`, no more retries until an operator's request (or the port going away).
+    func giveUp(after failure: ModemFailure, attempts: Int) async -> NextStep {
+        let module = status.withLock { $0.imei }.map { "\(path) (IMEI \($0))" } ?? path
+        await transition(
+            to: .failed,
+            ModemRecord.Change(failure: failure.record, attempts: attempts, clearsRetry: true),
+            reason: ModemReason(
+                .notResponding,
+                "\(module) is not responding after \(attempts) attempts, each with a reset where the module took one "
+                    + "(last: \(failure.message)); power-cycle it, then `nbgw modem reprobe \(status.withLock { $0.imei } ?? path)`"
+            ),
+            failure: failure
+        )
+        guard let request = await entry.mailbox.next() else { return .stop }
+        return await handle(request)
+    }
+
     // MARK: One attempt
 
-    /// Probe → identify → bring-up → network → cloud → ready → watch.
-    func attempt() async -> AttemptOutcome {
+    /// Probe → identify → bring-up → network → cloud → ready → watch; `resettingFirst` reboots the
+    /// module (its dialect's command) once the session is open, before the bring-up.
+    func attempt(resettingFirst: Bool = false) async -> AttemptOutcome {
         do {
             try await context.registry.beginModemProbe(
                 port: path,
@@ -188,7 +351,15 @@ struct ModemSupervisor: Sendable {
             configuration: dialect.sessionConfiguration(defaultTimeout: configuration.commandTimeout)
         )
         let hub = ModemEventHub(urcs: session.urcs, dialect: dialect)
-        let outcome = await operate(session: session, hub: hub, dialect: dialect, identity: identity)
+        entry.live.current = LiveSessionSlot.Live(session: session, hub: hub, dialect: dialect)
+        let outcome = await operate(
+            session: session,
+            hub: hub,
+            dialect: dialect,
+            identity: identity,
+            resettingFirst: resettingFirst
+        )
+        entry.live.current = nil
         await session.close()
         return outcome
     }
@@ -198,24 +369,48 @@ struct ModemSupervisor: Sendable {
         session: ATSession,
         hub: ModemEventHub,
         dialect: ModemDialect,
-        identity: ModemRecord.Identity
+        identity: ModemRecord.Identity,
+        resettingFirst: Bool = false
     ) async -> AttemptOutcome {
+        var identity = identity
         let imei = identity.imei
         var phase = ModemState.configuring
         do {
             let bringUp = ModemBringUp(session: session, dialect: dialect, clock: context.clock.clock)
+            if resettingFirst {
+                if dialect.rebootCommand != nil {
+                    log(.notice, "rebooting the module (\(dialect.rebootCommand!.command)) before the bring-up")
+                    _ = try await bringUp.reboot(events: hub, within: configuration.rebootRecovery)
+                } else {
+                    log(.notice, "\(dialect.name) has no reboot command: probed afresh without a reboot")
+                }
+            }
             // Echo is on after every boot (V.250 E1); off keeps the traffic and the logs short.
             _ = try? await session.send("ATE0")
-            let summary = try await bringUp.apply(configuration.plan)
+            // Numeric CME errors from here on: the SIM's state is read from them.
+            _ = try? await session.send(CMEE.Set(.numeric))
+            let sim = try await awaitUsableSIM(session: session, hub: hub, identity: identity)
+            identity = sim
+            if status.withLock({ $0.state }) != .configuring {
+                await transition(to: .configuring)
+            }
+            var plan = configuration.plan
+            plan.leavesRadioOff = configuration.keepsRadioOff
+            let summary = try await bringUp.apply(plan)
             log(.debug, "bring-up sent \(summary.commands.joined(separator: "; "))")
+            if configuration.keepsRadioOff {
+                return await holdWithRadioOff(session: session, hub: hub)
+            }
 
             phase = .searching
             await transition(to: .searching, ModemRecord.Change(seen: true))
             let rebootsBefore = hub.rebootCount
-            let registered = try await bringUp.waitForRegistration(
-                events: hub,
-                within: configuration.registrationTimeout
-            )
+            guard
+                let registered = try await awaitRegistration(session: session, hub: hub, dialect: dialect)
+            else {
+                // The SIM went away or changed while searching: gate it again, no backoff.
+                return .reinitialise
+            }
             // Subscribe before anything else can happen, and catch a reboot that slipped between.
             let events = hub.subscribe()
             if hub.rebootCount != rebootsBefore {
@@ -331,7 +526,11 @@ struct ModemSupervisor: Sendable {
         // A sibling stopped before it started has no row yet: make one, so the port is accounted for.
         let registry = context.registry
         let port = self.port
-        let change = ModemRecord.Change(state: ModemState.notModem.rawValue, failure: failure.record)
+        let change = ModemRecord.Change(
+            state: ModemState.notModem.rawValue,
+            reason: ModemRecord.Reason(code: failure.code.rawValue, message: failure.message),
+            failure: failure.record
+        )
         let written = await Task {
             _ = try? await registry.beginModemProbe(
                 port: port.path,
@@ -341,7 +540,7 @@ struct ModemSupervisor: Sendable {
             return try? await registry.updateModem(port: port.path, change)
         }.value
         if written == nil { log(.warning, "could not record the port as a secondary interface in the store") }
-        announce(.notModem, failure: failure)
+        announce(.notModem, reason: ModemReason(failure), failure: failure)
         return .notModem
     }
 

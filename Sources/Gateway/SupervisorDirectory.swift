@@ -1,3 +1,5 @@
+import Foundation
+
 /// The gateway's in-memory view of its supervisors: which port each one has, its state (for
 /// ``Gateway/snapshot()`` and the gauges), which IMEI it claimed, and the state changes for
 /// ``Gateway/stateChanges()``.
@@ -13,9 +15,28 @@ final class SupervisorDirectory: Sendable {
         let id: UInt64
         let port: ModemPort
         let signal: StopSignal
+        /// The operator's requests (reset, re-probe, release, resume).
+        let mailbox = SupervisorMailbox()
+        /// The AT session the supervisor has open, if any (operators' commands run on it).
+        let live = LiveSessionSlot()
         var state: ModemState = .probing
+        var stateSince = Date()
+        var reason: ModemReason?
         var imei: String?
+        var deviceID: String?
         var answered = false
+
+        var status: ModemStatus {
+            ModemStatus(
+                port: port.path,
+                imei: imei,
+                state: state,
+                stateSince: stateSince,
+                reason: reason,
+                deviceID: deviceID,
+                supervised: true
+            )
+        }
     }
 
     enum Claim {
@@ -75,8 +96,11 @@ final class SupervisorDirectory: Sendable {
         let (counts, subscribers) = state.withLock {
             state -> ([ModemState: Int], [AsyncStream<ModemStateChange>.Continuation]) in
             guard state.running[change.port]?.id == id else { return ([:], []) }
+            if state.running[change.port]?.state != change.state { state.running[change.port]?.stateSince = Date() }
             state.running[change.port]?.state = change.state
+            state.running[change.port]?.reason = change.reason
             if let imei = change.imei { state.running[change.port]?.imei = imei }
+            if let deviceID = change.deviceID { state.running[change.port]?.deviceID = deviceID }
             return (Self.counts(state), Array(state.subscribers.values))
         }
         guard !subscribers.isEmpty || !counts.isEmpty else { return }
@@ -143,6 +167,41 @@ final class SupervisorDirectory: Sendable {
         }
         if known { metrics.record(counts) }
         return known
+    }
+
+    /// The running supervisor of the modem `key` names: an IMEI (15 digits) it claimed, or its port
+    /// (as given, or any path that resolves to it: `/dev/serial/by-id/…`).
+    func entry(for key: String, canonical: (String) -> String) -> Entry? {
+        state.withLock { state in
+            if key.utf8.count == 15, key.utf8.allSatisfy({ (48...57).contains($0) }) {
+                if let holder = state.claims[key], let entry = state.running[holder] { return entry }
+                return state.running.values.first { $0.imei == key }
+            }
+            if let entry = state.running[key] { return entry }
+            let resolved = canonical(key)
+            return state.running.values.first { $0.port.path == resolved || canonical($0.port.path) == resolved }
+        }
+    }
+
+    /// Every running supervisor's module, and the ports whose supervisor ended, by port.
+    func statuses() -> [ModemStatus] {
+        state.withLock { state in
+            var statuses = state.running.values.map(\.status)
+            for (path, final) in state.ended where state.running[path] == nil {
+                statuses.append(
+                    ModemStatus(
+                        port: path,
+                        imei: nil,
+                        state: final,
+                        stateSince: nil,
+                        reason: nil,
+                        deviceID: nil,
+                        supervised: false
+                    )
+                )
+            }
+            return statuses.sorted { $0.port < $1.port }
+        }
     }
 
     /// Modems per state, every state present.

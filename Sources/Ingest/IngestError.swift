@@ -38,8 +38,14 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Every code the ingest API can answer with (docs/ingest-api.yaml lists them all).
     public static var allCodes: [String] {
-        ErrorCode.allCases.map(\.rawValue)
+        ErrorCode.allCases.filter { !operatorOnly.contains($0) }.map(\.rawValue)
     }
+
+    /// Codes of the operator's tools around the daemon (its control socket, the CLI finding the
+    /// store), which the ingest API never answers with: it opens its own store and talks to no daemon.
+    static let operatorOnly: Set<ErrorCode> = [
+        .storeNotFound, .unknownModem, .modemBusy, .commandRefused, .daemonNotRunning,
+    ]
 
     static func invalid(_ message: String) -> IngestError {
         IngestError(.invalidArgument, message)

@@ -22,9 +22,9 @@ struct IngestHandlers: Sendable {
     func parse(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let body = try await StrictJSON.decode(IngestAPI.ParseRequest.self, from: request, limit: limit)
         var payload = try IngestHandlers.parseOffline(body.qr)
-        // Only a label needs the cloud (and so the store), as in `nbgw qr parse`.
+        // Only a label needs the store (and, for a label it never saw, the cloud), as in `nbgw qr parse`.
         if case .label = payload {
-            payload = try await cloud.resolve(payload)
+            payload = try await service.resolve(payload, budget: configuration.bindTimeout)
         }
         switch payload {
         case .nbBind(let nb): return try IngestJSON.response(QRParseReport(nb))
@@ -101,7 +101,7 @@ struct IngestHandlers: Sendable {
         let key = context.apiKeyName ?? "unknown"
         let result: CloudUnbindOutcome
         do {
-            result = try await cloud.unbindDevice(deviceID: deviceID.rawValue, source: .http, operator: key)
+            result = try await service.unbind(deviceID: deviceID.rawValue, source: .http, operator: key)
         } catch {
             if error.code == .notBound || error.code == .unknownDevice {
                 record(
@@ -226,7 +226,7 @@ struct IngestHandlers: Sendable {
         return try IngestJSON.response(
             IngestAPI.DeviceResponse(
                 device: record,
-                qr: cloud.labelPayload(for: record),
+                qr: service.labelPayload(for: record),
                 binding: try registry.binding(deviceID: record.deviceID),
                 audit: try registry.auditLog(deviceID: record.deviceID),
                 ingest: try registry.ingestAudit(deviceID: record.deviceID)

@@ -112,7 +112,12 @@ public enum IngestService {
         let handlers = IngestHandlers(
             registry: registry,
             cloud: cloud,
-            service: BindingService(cloud: cloud, registry: registry),
+            service: BindingService(
+                cloud: cloud,
+                registry: registry,
+                cloudWait: configuration.cloudWait,
+                logger: logger
+            ),
             configuration: configuration,
             logger: logger
         )

@@ -40,6 +40,20 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case rateLimited = "RATE_LIMITED"
     case storeUnavailable = "STORE_UNAVAILABLE"
     case internalError = "INTERNAL"
+    // The operator's half: finding the store, the daemon and its modems (issue 17).
+    /// No store where the CLI looked (the message names every place tried); read commands never create one.
+    case storeNotFound = "STORE_NOT_FOUND"
+    /// The store, the daemon's config or its control socket exists, but this user may not use it
+    /// (the message names the group to join).
+    case permissionDenied = "PERMISSION_DENIED"
+    /// The daemon supervises no modem with that IMEI or port.
+    case unknownModem = "UNKNOWN_MODEM"
+    /// The modem cannot take the request now (it is being probed, reset, or released by another operator).
+    case modemBusy = "MODEM_BUSY"
+    /// A command that would break the supervisor's view of the module, sent without `--force`.
+    case commandRefused = "COMMAND_REFUSED"
+    /// No daemon answers on the control socket.
+    case daemonNotRunning = "DAEMON_NOT_RUNNING"
 
     /// The process exit status `nbgw` uses for this code. 0 is success, 1 is reserved for
     /// "some rows failed" in batch commands, 64 for usage errors (argument parsing), 78 for the
@@ -73,6 +87,14 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
         case .rateLimited: 61
         case .storeUnavailable: 70
         case .internalError: 71
+        // sysexits(3): EX_NOINPUT, EX_NOPERM.
+        case .storeNotFound: 66
+        case .permissionDenied: 77
+        // Beside `nbgw modem`'s 50 to 52.
+        case .unknownModem: 53
+        case .modemBusy: 54
+        case .commandRefused: 55
+        case .daemonNotRunning: 56
         }
     }
 
@@ -83,14 +105,14 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
             .invalidRow:
             400
         case .unauthenticated: 401
-        case .guestNotAllowedStrongBind, .productNotAllowed, .homeAccessDenied: 403
-        case .unknownDevice, .unknownAccount, .unknownHome, .notBound, .tokenInvalid, .notFound: 404
+        case .guestNotAllowedStrongBind, .productNotAllowed, .homeAccessDenied, .permissionDenied, .commandRefused: 403
+        case .unknownDevice, .unknownAccount, .unknownHome, .notBound, .tokenInvalid, .notFound, .unknownModem: 404
         case .methodNotAllowed: 405
-        case .deviceAlreadyBound, .accountExists, .homeExists: 409
+        case .deviceAlreadyBound, .accountExists, .homeExists, .modemBusy: 409
         case .tokenExpired: 410
         case .payloadTooLarge: 413
         case .rateLimited: 429
-        case .timeout, .storeUnavailable: 503
+        case .timeout, .storeUnavailable, .storeNotFound, .daemonNotRunning: 503
         case .internalError: 500
         }
     }

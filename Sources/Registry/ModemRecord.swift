@@ -99,15 +99,31 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         }
     }
 
+    /// Why the module is in its state now (`SIM_ABSENT`, `NO_SERVICE`, …; docs/gateway.md), with what
+    /// to do. Unlike ``Failure``, it goes with the state: the next state without a reason clears it.
+    public struct Reason: Sendable, Equatable, Codable {
+        /// A stable code.
+        public var code: String
+        /// What is wrong, where, and what to do.
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
     /// The device node, e.g. `/dev/ttyUSB2`.
     public var port: String
     /// 15 digits; nil until the probe has read it.
     public var imei: String?
     /// The supervisor's state, as text: `probing`, `configuring`, `searching`, `registering`,
-    /// `ready`, `failed`, `absent`, `not_modem`.
+    /// `ready`, `waiting`, `locked`, `failed`, `released`, `absent`, `not_modem`.
     public var state: String
     /// When the row entered ``state``.
     public var stateSince: Date
+    /// Why the module is in ``state`` (nil when the state says it all, e.g. `ready`).
+    public var reason: Reason?
     /// Groups the interfaces of one USB module (discovery's device key).
     public var deviceKey: String?
     /// Facts from discovery (VID:PID, interface, serial, links).
@@ -139,6 +155,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         imei: String? = nil,
         state: String,
         stateSince: Date,
+        reason: Reason? = nil,
         deviceKey: String? = nil,
         attributes: [String: String] = [:],
         dialect: String? = nil,
@@ -162,6 +179,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         self.imei = imei
         self.state = state
         self.stateSince = stateSince
+        self.reason = reason
         self.deviceKey = deviceKey
         self.attributes = attributes
         self.dialect = dialect
@@ -183,7 +201,8 @@ public struct ModemRecord: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case port, imei, state, stateSince, deviceKey, attributes, dialect, manufacturer, model, firmware, imsi, iccid
+        case port, imei, state, stateSince, reason, deviceKey, attributes, dialect, manufacturer, model, firmware, imsi,
+            iccid
         case baud, registration, signal, lastError, attempts, retryAt, firstSeen, lastSeen, updatedAt
         case deviceID = "deviceId"
     }
@@ -231,6 +250,9 @@ public struct ModemRecord: Sendable, Equatable, Codable {
     public struct Change: Sendable, Equatable {
         /// The new state (``ModemRecord/stateSince`` moves only when it differs).
         public var state: String?
+        /// Why: written (or cleared, when nil) with every change of ``state``; alone, it replaces the
+        /// reason of the current state (a `NO_SERVICE` message with a newer signal).
+        public var reason: Reason?
         public var registration: Registration?
         public var signal: Signal?
         /// Records a failure (`error_at` is now); the previous one is replaced.
@@ -247,6 +269,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
 
         public init(
             state: String? = nil,
+            reason: Reason? = nil,
             registration: Registration? = nil,
             signal: Signal? = nil,
             failure: (code: String, message: String)? = nil,
@@ -257,6 +280,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
             seen: Bool = false
         ) {
             self.state = state
+            self.reason = reason
             self.registration = registration
             self.signal = signal
             self.failure = failure
@@ -268,7 +292,8 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         }
 
         public static func == (lhs: Change, rhs: Change) -> Bool {
-            lhs.state == rhs.state && lhs.registration == rhs.registration && lhs.signal == rhs.signal
+            lhs.state == rhs.state && lhs.reason == rhs.reason && lhs.registration == rhs.registration
+                && lhs.signal == rhs.signal
                 && lhs.failure?.code == rhs.failure?.code && lhs.failure?.message == rhs.failure?.message
                 && lhs.attempts == rhs.attempts && lhs.retryAt == rhs.retryAt && lhs.clearsRetry == rhs.clearsRetry
                 && lhs.deviceID == rhs.deviceID && lhs.seen == rhs.seen

@@ -102,6 +102,8 @@ public final class BatchWriter {
         var accountName: String
         var homeName: String
         var rows: [Int64]
+        /// The devices' ids, for their outbox rows (only when the batch queues cloud binds).
+        var deviceIDs: [String] = []
     }
 
     /// What the store knows about the device a row names.
@@ -152,17 +154,15 @@ public final class BatchWriter {
                 JOIN batch_job_device AS s ON s.job_id = ?5 AND s.device_row = j.value
                 """
         )
-        // The cloud bind of each bound device, queued with it (payload keys as TuyaCloud's
-        // OutboxPayload.Bind encodes them; idempotency key from SQLite's CSPRNG, 104 bits).
+        // The cloud bind of each bound device, queued with it: the payload from the outbox's one
+        // encoder (OutboxPayload), the key from its one generator (IdempotencyKey), a row at a time.
         insertOutbox =
             syncBindings
             ? try PreparedStatement(
                 db,
                 sql: """
                     INSERT INTO cloud_outbox (idempotency_key, operation, subject, payload, created_at, next_attempt_at)
-                    SELECT 'nbgw-' || lower(hex(randomblob(13))), 'bind', d.device_id,
-                        json_object('account', ?2, 'deviceID', d.device_id, 'home', ?3), ?1, ?1
-                    FROM json_each(?4) AS j JOIN device AS d ON d.id = j.value
+                    VALUES (?1, 'bind', ?2, ?3, ?4, ?4)
                     """
             ) : nil
     }
@@ -345,6 +345,9 @@ public final class BatchWriter {
                 rows: []
             )
         ].rows.append(device.row)
+        if insertOutbox != nil {
+            pendingBinds[PendingKey(account: account.id, home: home.id)]!.deviceIDs.append(device.deviceID)
+        }
     }
 
     static func jsonArray(_ values: [Int64]) -> String {
@@ -382,11 +385,16 @@ public final class BatchWriter {
             insertAudits.bind(6, rows)
             try insertAudits.run()
             if let insertOutbox {
-                insertOutbox.bind(1, chunkNow)
-                insertOutbox.bind(2, group.accountName)
-                insertOutbox.bind(3, group.homeName)
-                insertOutbox.bind(4, rows)
-                try insertOutbox.run()
+                for deviceID in group.deviceIDs {
+                    let payload = OutboxPayload.bind(
+                        .init(deviceID: deviceID, account: group.accountName, home: group.homeName)
+                    )
+                    insertOutbox.bind(1, IdempotencyKey.make())
+                    insertOutbox.bind(2, deviceID)
+                    insertOutbox.bind(3, payload.json)
+                    insertOutbox.bind(4, chunkNow)
+                    try insertOutbox.run()
+                }
             }
         }
         pendingSeen.removeAll(keepingCapacity: true)

@@ -19,6 +19,7 @@ extension Registry {
                 "the store \(path) stayed locked by another writer; wait for it (a running batch?) and retry"
             )
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
+            if let problem = accessProblem(path: path) { return problem }
             return NBGWError(
                 .storeUnavailable,
                 "cannot write the store \(path) (\(databaseError.message ?? "read-only")); check its permissions "

@@ -25,14 +25,15 @@ extension Registry {
     static func migrateToLeanBind(_ db: Database) throws {
         try db.execute(sql: "PRAGMA legacy_alter_table = ON")
         defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
-        try rebuild(db, table: "binding", as: v7Binding)
+        try rebuild(db, table: "binding", as: v7Binding, suffix: "_v7")
         try db.execute(sql: "CREATE UNIQUE INDEX binding_by_token ON binding(token_id) WHERE token_id IS NOT NULL")
-        try rebuild(db, table: "audit_log", as: v7AuditLog)
+        try rebuild(db, table: "audit_log", as: v7AuditLog, suffix: "_v7")
     }
 
-    /// Replaces `table` by `definition` (a CREATE TABLE of `<table>_v7` with the same columns),
-    /// keeping its rows and its named indexes and triggers. `table` is one of v7's two constants.
-    private static func rebuild(_ db: Database, table: String, as definition: String) throws {
+    /// Replaces `table` by `definition` (a CREATE TABLE of `<table><suffix>` with the same columns,
+    /// and perhaps more with defaults), keeping its rows and its named indexes and triggers. `table`
+    /// and `definition` are constants of a migration (v7, v8), never input.
+    static func rebuild(_ db: Database, table: String, as definition: String, suffix: String) throws {
         let dependents = try String.fetchAll(
             db,
             sql: """
@@ -43,9 +44,9 @@ extension Registry {
         )
         let columns = try db.columns(in: table).map(\.name).joined(separator: ", ")
         try db.execute(sql: definition)
-        try db.execute(sql: "INSERT INTO \(table)_v7 (\(columns)) SELECT \(columns) FROM \(table)")
+        try db.execute(sql: "INSERT INTO \(table)\(suffix) (\(columns)) SELECT \(columns) FROM \(table)")
         try db.execute(sql: "DROP TABLE \(table)")
-        try db.execute(sql: "ALTER TABLE \(table)_v7 RENAME TO \(table)")
+        try db.execute(sql: "ALTER TABLE \(table)\(suffix) RENAME TO \(table)")
         for statement in dependents { try db.execute(sql: statement) }
     }
 

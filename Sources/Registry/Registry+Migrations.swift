@@ -22,6 +22,8 @@ extension Registry {
         migrator.registerMigration("v5-modems") { db in try db.execute(sql: v5Modems) }
         migrator.registerMigration("v6-audit-origin") { db in try db.execute(sql: v6AuditOrigin) }
         migrator.registerMigration("v7-lean-bind") { db in try migrateToLeanBind(db) }
+        migrator.registerMigration("v8-operator") { db in try migrateToOperator(db) }
+        migrator.registerMigration("v9-module-credential") { db in try db.execute(sql: v9ModuleCredential) }
         return migrator
     }
 

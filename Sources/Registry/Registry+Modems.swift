@@ -13,7 +13,8 @@ import Pairing
 extension Registry {
     /// The states the schema accepts, in the order `docs/gateway.md` describes them.
     public static let modemStates = [
-        "probing", "configuring", "searching", "registering", "ready", "failed", "absent", "not_modem",
+        "probing", "configuring", "searching", "registering", "ready", "waiting", "locked", "failed", "released",
+        "absent", "not_modem",
     ]
 
     /// Starts (or restarts) supervision of `port`: its present row goes to `probing`; without
@@ -39,7 +40,7 @@ extension Registry {
             if let id = existing {
                 try db.execute(
                     sql: """
-                        UPDATE modem SET state = 'probing',
+                        UPDATE modem SET state = 'probing', reason_code = NULL, reason_message = NULL,
                             state_since = CASE WHEN state = 'probing' THEN state_since ELSE ? END,
                             device_key = ?, attributes = ?, retry_at = NULL, updated_at = ?
                         WHERE id = ?
@@ -86,7 +87,7 @@ extension Registry {
             let signal = identity.signal
             try db.execute(
                 sql: """
-                    UPDATE modem SET imei = ?, state = ?,
+                    UPDATE modem SET imei = ?, state = ?, reason_code = NULL, reason_message = NULL,
                         state_since = CASE WHEN state = ? THEN state_since ELSE ? END,
                         dialect = ?, manufacturer = ?, model = ?, firmware = ?, imsi = ?, iccid = ?, baud = ?,
                         reg_stat = ?, tac = ?, ci = ?, act = ?, technology = ?, operator = ?, reject_cause = ?,
@@ -136,7 +137,7 @@ extension Registry {
             let target = try Registry.modemRowTaking(imei: imei, port: port, db, now: now)
             try db.execute(
                 sql: """
-                    UPDATE modem SET imei = ?, state = ?,
+                    UPDATE modem SET imei = ?, state = ?, reason_code = NULL, reason_message = NULL,
                         state_since = CASE WHEN state = ? THEN state_since ELSE ? END,
                         dialect = COALESCE(?, dialect), manufacturer = COALESCE(?, manufacturer),
                         model = COALESCE(?, model), firmware = COALESCE(?, firmware), baud = COALESCE(?, baud),
@@ -167,6 +168,10 @@ extension Registry {
             assignments.append("state_since = CASE WHEN state = ? THEN state_since ELSE ? END")
             arguments += [state.databaseValue, now.databaseValue]
             set("state", state)
+        }
+        if change.state != nil || change.reason != nil {
+            set("reason_code", change.reason.map { String($0.code.prefix(64)) })
+            set("reason_message", change.reason.map { String($0.message.prefix(2048)) })
         }
         if let registration = change.registration {
             set("reg_stat", registration.stat)
@@ -216,7 +221,8 @@ extension Registry {
         return try await modemWrite { db in
             try db.execute(
                 sql: """
-                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, updated_at = ?
+                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, reason_code = NULL,
+                        reason_message = NULL, updated_at = ?
                     WHERE port = ? AND state <> 'absent'
                     """,
                 arguments: [now, now, port]
@@ -236,7 +242,8 @@ extension Registry {
             )
             try db.execute(
                 sql: """
-                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, updated_at = ?
+                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, reason_code = NULL,
+                        reason_message = NULL, updated_at = ?
                     WHERE port = ? AND state <> 'absent'
                     """,
                 arguments: [now, now, port]
@@ -253,7 +260,8 @@ extension Registry {
         return try write { db in
             try db.execute(
                 sql: """
-                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, updated_at = ?
+                    UPDATE modem SET state = 'absent', state_since = ?, retry_at = NULL, reason_code = NULL,
+                        reason_message = NULL, updated_at = ?
                     WHERE state <> 'absent'
                     """,
                 arguments: [now, now]
@@ -330,7 +338,11 @@ extension Registry {
                 }
             } else {
                 try db.execute(
-                    sql: "UPDATE modem SET state = 'absent', state_since = ?, updated_at = ? WHERE id = ?",
+                    sql: """
+                        UPDATE modem SET state = 'absent', state_since = ?, reason_code = NULL, reason_message = NULL,
+                            updated_at = ?
+                        WHERE id = ?
+                        """,
                     arguments: [now, now, current]
                 )
             }
@@ -396,11 +408,14 @@ extension ModemRecord {
         let errorCode: String? = row["error_code"]
         let errorMessage: String? = row["error_message"]
         let errorAt: Int64? = row["error_at"]
+        let reasonCode: String? = row["reason_code"]
+        let reasonMessage: String? = row["reason_message"]
         self.init(
             port: row["port"],
             imei: row["imei"],
             state: row["state"],
             stateSince: Date(millis: row["state_since"]),
+            reason: reasonCode.map { Reason(code: $0, message: reasonMessage ?? "") },
             deviceKey: row["device_key"],
             attributes: attributes,
             dialect: row["dialect"],

@@ -21,7 +21,7 @@ public final class Registry: Sendable {
     /// Runs the background checkpoints once ``checkpointInBackground(every:)`` (or the
     /// `walCheckpointing` option) asked for them.
     let checkpointer: BackgroundCheckpointer
-    /// Binds waiting to be committed together (``bindInGroup(_:timeout:enqueue:)``).
+    /// Binds waiting to be committed together (``bindInGroup(_:timeout:queueForCloud:)``).
     let bindQueue = BindQueue()
     /// The API key lookup's own connection (``verifyAPIKey(prefix:keyHash:)``).
     let keyReader: APIKeyReader
@@ -44,18 +44,22 @@ public final class Registry: Sendable {
         case background(every: Duration)
     }
 
-    /// Opens (creating with mode 0600 if needed) and migrates the store at `path`.
+    /// Opens (creating it as `access` allows) and migrates the store at `path`.
     ///
     /// - Parameters:
     ///   - busyTimeout: how long to wait for another process holding the write lock.
     ///     Why 10 s: batch imports commit in chunks that take well under a second, so a
     ///     concurrent CLI command waits, rather than failing, behind a running batch.
     ///   - walCheckpointing: `.automatic` (the default, the CLI's) or `.background(every:)` (services).
+    ///   - access: create a missing store owner-only (the default), only open an existing one (the
+    ///     CLI's read commands: `STORE_NOT_FOUND`, `PERMISSION_DENIED`), or share it with a group (the
+    ///     daemon): ``StoreFileAccess``.
     public init(
         path: String,
         clock: any WallClock = SystemWallClock(),
         busyTimeout: Duration = .seconds(10),
-        walCheckpointing: WALCheckpointing = .automatic
+        walCheckpointing: WALCheckpointing = .automatic,
+        access: StoreFileAccess = .ownerOnly
     )
         throws(NBGWError)
     {
@@ -67,7 +71,7 @@ public final class Registry: Sendable {
         self.checkpointer = BackgroundCheckpointer(path: path)
         self.keyReader = APIKeyReader(path: path, busyTimeout: busyTimeout)
         do {
-            try Registry.createFileIfMissing(path)
+            try Registry.prepareFiles(path, access: access)
             var configuration = Configuration()
             configuration.busyMode = .timeout(busyTimeout.timeInterval)
             configuration.foreignKeysEnabled = true
@@ -99,7 +103,7 @@ public final class Registry: Sendable {
     /// a transaction) in memory: `temp_store = MEMORY` on the writer connection only, set after the
     /// migrations ran.
     ///
-    /// Why: a group commit (``bindInGroup(_:timeout:enqueue:)``) opens one savepoint per bind, and
+    /// Why: a group commit (``bindInGroup(_:timeout:queueForCloud:)``) opens one savepoint per bind, and
     /// SQLite keeps a savepoint's journal in memory only up to 64 KiB by default; past that it
     /// creates a temporary file (created and unlinked in /var/tmp), writes every further journaled
     /// page to it and deletes it at the commit. At full ingest load one group in ten spilled:
@@ -144,37 +148,6 @@ public final class Registry: Sendable {
 
     /// True once ``checkpointInBackground(every:)`` is in effect.
     public var checkpointsInBackground: Bool { checkpointer.isRunning }
-
-    /// Creates the database file with mode 0600 (and its directory with 0700) before SQLite
-    /// opens it, so the file is never readable by others, not even for a moment. SQLite gives
-    /// the `-wal` and `-shm` files the same mode as the database file.
-    static func createFileIfMissing(_ path: String) throws(NBGWError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(
-                    atPath: directory,
-                    withIntermediateDirectories: true,
-                    attributes: [.posixPermissions: 0o700]
-                )
-            } catch {
-                throw NBGWError(
-                    .storeUnavailable,
-                    "cannot create the store's directory \(directory): \(error.localizedDescription); "
-                        + "pass --db PATH or set NBGW_DB to a writable location"
-                )
-            }
-        }
-        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw NBGWError(
-                .storeUnavailable,
-                "cannot open the store \(path): \(reason); pass --db PATH or set NBGW_DB to a writable location"
-            )
-        }
-        close(fd)
-    }
 
     /// Milliseconds since the Unix epoch: the unit of every timestamp column.
     func nowMillis() -> Int64 {

@@ -43,7 +43,7 @@ struct APIKeysList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let keys = try store.openRegistry().apiKeys()
+            let keys = try store.openExistingRegistry().apiKeys()
             if store.json {
                 Output.json(["apiKeys": keys])
             } else {

@@ -1,22 +1,30 @@
 import ATKit
 import ArgumentParser
 import Foundation
+import Pairing
 
-/// `nbgw at TTY [COMMAND...]`: raw AT for diagnostics, warthog618's `modeminfo` in spirit.
+/// `nbgw at IMEI|PORT [COMMAND...]`: raw AT for diagnostics, warthog618's `modeminfo` in spirit. On
+/// a modem the daemon supervises, the commands go through its control socket onto the modem's own
+/// session (``ATConsole+Daemon.swift``); otherwise the port is opened directly.
 struct ATConsole: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "at",
-        abstract: "Send raw AT commands to TTY, or open an interactive AT console.",
+        abstract: "Send raw AT commands to a modem (IMEI or port), or open an interactive AT console.",
         discussion: """
             With commands: sends each in turn and prints its information lines and final result \
             (URCs go to stderr as "urc: ..."). Without: an interactive console; type commands, \
             Ctrl-D or "exit" to leave; URCs are printed as they arrive, marked "urc:". Slow commands \
-            (AT+COPS=?, AT+CFUN=, AT+CGATT=, reboots) get their long timeouts. Exit 0 when every command \
-            succeeded, 52 when one failed or timed out, 50/51 as for `nbgw modem probe`.
+            (AT+COPS=?, AT+CFUN=, AT+CGATT=, reboots) get their long timeouts. \
+            On a modem nbgwd supervises, the commands run on the daemon's own session with the module, \
+            between its commands (docs/control.md); commands that would break its view of the module \
+            (ATZ, AT&F, ATE1, AT+IPR, AT+CFUN=0, reboots…) are refused unless --force, and then the daemon \
+            probes the module afresh. Without a daemon (or on a released or unsupervised port) the port is \
+            opened directly. Exit 0 when every command succeeded, 52 when one failed or timed out, 50/51 as \
+            for `nbgw modem probe`, 53–56 for the daemon's codes (docs/cli.md).
             """
     )
 
-    @Argument(help: "The serial port, e.g. /dev/ttyUSB2.")
+    @Argument(help: "The modem: its IMEI, or its serial port (e.g. /dev/ttyUSB2).")
     var tty: String
 
     @Argument(help: "Commands, e.g. 'AT+CSQ' 'AT+CEREG?'. None: interactive console.")
@@ -26,6 +34,11 @@ struct ATConsole: AsyncParsableCommand {
 
     @Option(help: "Seconds to wait for an ordinary command's final result.")
     var timeout: Double = 10
+
+    @Flag(
+        help: "On a supervised modem, send commands that break the daemon's view of it (the daemon then re-probes it)."
+    )
+    var force = false
 
     func validate() throws {
         guard timeout > 0, timeout <= 3600 else {
@@ -42,7 +55,10 @@ struct ATConsole: AsyncParsableCommand {
 
     struct BatchReport: Encodable {
         var port: String
-        var baud: Int
+        /// The line speed (nil through the daemon: its session's).
+        var baud: Int?
+        /// `port` (opened directly) or `daemon` (the supervised modem's session).
+        var via: String
         var results: [Result]
         var urcs: [String]
     }
@@ -57,6 +73,29 @@ struct ATConsole: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let route: Route
+        do {
+            route = try chooseRoute()
+        } catch let error as NBGWError {
+            throw ModemExit.fail(
+                code: error.code.rawValue,
+                message: error.message,
+                status: error.code.exitCode,
+                json: port.json
+            )
+        }
+        switch route {
+        case .daemon(let client, let modem):
+            try throughDaemon(client, modem: modem)
+            return
+        case .direct(let path):
+            try await direct(path)
+        }
+    }
+
+    /// Opens `path` and runs the commands or the console on it.
+    func direct(_ path: String) async throws {
+        let tty = path
         let connection: ModemConnection
         do {
             connection = try await ModemProbe(options: port.probeOptions).connect(port: tty)
@@ -93,7 +132,9 @@ struct ATConsole: AsyncParsableCommand {
         await session.close()
         await printer.value
         if json && !interactive {
-            Output.json(BatchReport(port: tty, baud: connection.baudRate, results: results, urcs: urcs.lines))
+            Output.json(
+                BatchReport(port: tty, baud: connection.baudRate, via: "port", results: results, urcs: urcs.lines)
+            )
         }
         if let failure {
             // With --json the object above already carries every result: the failure only adds

@@ -42,7 +42,7 @@ struct AccountsList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let accounts = try store.openRegistry().accounts()
+            let accounts = try store.openExistingRegistry().accounts()
             if store.json {
                 Output.json(["accounts": accounts])
             } else {
@@ -98,7 +98,7 @@ struct HomesList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let homes = try store.openRegistry().homes()
+            let homes = try store.openExistingRegistry().homes()
             if store.json {
                 Output.json(["homes": homes])
             } else {
@@ -134,7 +134,7 @@ struct BindingsList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let registry = try store.openRegistry()
+            let registry = try store.openExistingRegistry()
             // Keyset paging keeps memory flat however many bindings there are.
             var all: [BindingRecord] = []
             var cursor = ""

@@ -12,7 +12,7 @@ struct Bind: AsyncParsableCommand {
             Rules: the account must be an owner of the home; a device bound to one account cannot be bound \
             to another until it is unbound; binding again to the same account and home is `unchanged`. \
             A pairing token (nbgw token create) is valid 10 minutes and dies with the bind it is used for; \
-            without --token one is issued for this bind.
+            without --token the bind uses none (docs/cli.md).
 
             --csv FILE binds every row: columns by header name, `qr` required, `account`, `home` (else \
             --account/--home), `ref`/`note` carried into the report (default FILE.report.csv). Rows commit \
@@ -21,6 +21,7 @@ struct Bind: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
     @OptionGroup var who: OperatorOption
 
     @Option(help: "The QR payload exactly as scanned.")
@@ -50,7 +51,7 @@ struct Bind: AsyncParsableCommand {
     @Flag(help: "--csv: abandon an unfinished job for this file and start over.")
     var restart = false
 
-    @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction (default 5000).")
+    @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction.")
     var chunkSize: Int = 5000
 
     func validate() throws {
@@ -83,7 +84,7 @@ struct Bind: AsyncParsableCommand {
         var boundAt: Date
         var source: String
         var `operator`: String?
-        /// With an HTTP cloud: `synced`, `queued` or `failed`.
+        /// With a remote cloud: `synced`, `queued` or `failed`.
         var cloudSync: String?
         var cloudMessage: String?
     }
@@ -95,8 +96,9 @@ struct Bind: AsyncParsableCommand {
         }
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await store.withCloud(registry) { cloud in
-                try await BindingService(cloud: cloud, registry: registry).bind(
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait).bind(
                     qr: qr!,
                     account: account!,
                     home: home!,
@@ -143,6 +145,7 @@ struct Unbind: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
     @OptionGroup var who: OperatorOption
 
     @Argument(help: "The device id.")
@@ -160,8 +163,10 @@ struct Unbind: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await store.withCloud(registry) { cloud in
-                try await cloud.unbindDevice(deviceID: device, source: .cli, operator: who.resolved)
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait)
+                    .unbind(deviceID: device, source: .cli, operator: who.resolved)
             }
             let removed = result.binding
             if store.json {

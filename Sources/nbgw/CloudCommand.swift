@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import Pairing
-import TuyaCloud
+import Provisioning
 
 struct CloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "Keep the local store and an HTTP cloud consistent (outbox, divergences).",
+        abstract: "Keep the local store and a remote cloud consistent (outbox, divergences).",
         subcommands: [CloudSync.self]
     )
 }
@@ -24,6 +24,7 @@ struct CloudSync: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Flag(help: "Compare local devices and bindings with the cloud's and report divergences.")
     var check = false
@@ -38,9 +39,9 @@ struct CloudSync: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let registry = try store.openRegistry()
-            let report = try await store.withHTTPCloud(registry) { cloud in
-                let drain = noSend ? nil : await OutboxDrainer(cloud: cloud).drain()
+            let registry = try store.openExistingRegistry()
+            let report = try await cloudOptions.withSyncingCloud { cloud in
+                let drain = noSend ? nil : await OutboxDrainer(registry: registry, cloud: cloud).drain()
                 let divergences = check ? try await CloudSyncChecker.check(registry: registry, cloud: cloud) : nil
                 return Report(drain: drain, check: divergences)
             }

@@ -20,6 +20,7 @@ struct DevicesRegister: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Option(help: "15-digit IMEI with a valid Luhn check digit (AT+CGSN).")
     var imei: String
@@ -41,8 +42,8 @@ struct DevicesRegister: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let registration = try await store.withCloud(registry) { cloud in
-                try await DeviceRegistrar(cloud: cloud).register(
+            let registration = try await cloudOptions.withCloud { cloud in
+                try await DeviceRegistrar(cloud: cloud, registry: registry).register(
                     imei: imei,
                     imsi: imsi,
                     iccid: iccid,
@@ -80,7 +81,7 @@ struct DevicesList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let registry = try store.openRegistry()
+            let registry = try store.openExistingRegistry()
             var all: [DeviceRecord] = []
             var cursor = ""
             while true {
@@ -110,6 +111,7 @@ struct DevicesShow: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Argument(help: "Device id or IMEI.")
     var device: String
@@ -123,14 +125,14 @@ struct DevicesShow: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let registry = try store.openRegistry()
+            let registry = try store.openExistingRegistry()
             guard let record = try registry.device(id: device) ?? registry.device(imei: device) else {
                 throw NBGWError(
                     .unknownDevice,
                     "no device with id or IMEI \(device.escapedForDisplay()); list them with `nbgw devices list`"
                 )
             }
-            let label = try await store.withCloud(registry) { cloud in cloud.labelPayload(for: record) }
+            let label = try await cloudOptions.withCloud { cloud in cloud.labelBase + record.labelCode }
             let report = Report(
                 device: record,
                 qr: label,

@@ -25,6 +25,7 @@ struct IngestServe: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Option(help: "Address to listen on.")
     var host = "127.0.0.1"
@@ -112,7 +113,8 @@ struct IngestServe: AsyncParsableCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
             let registry = try store.openRegistry()
             let json = store.json
-            try await store.withCloud(registry) { cloud in
+            configuration.cloudWait = try cloudOptions.cloudWait()
+            try await cloudOptions.withCloud { [configuration] cloud in
                 let scheme = configuration.scheme
                 let app = try IngestService.buildApplication(
                     configuration: configuration,

@@ -9,8 +9,11 @@ import Registry
 struct Modem: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modem",
-        abstract: "Probe NB-IoT / LTE-M modules on serial ports; show one supervised modem.",
-        subcommands: [ModemProbeCommand.self, Show.self, ModemProbeManyCommand.self]
+        abstract: "Probe NB-IoT / LTE-M modules on serial ports; show, reset, re-probe, release or resume one modem.",
+        subcommands: [
+            ModemProbeCommand.self, Show.self, Reset.self, Reprobe.self, Release.self, Resume.self,
+            ModemProbeManyCommand.self,
+        ]
     )
 }
 
@@ -41,7 +44,7 @@ extension Modem {
 
         func run() async throws {
             try await Output.run(json: store.json) {
-                let registry = try store.openRegistry()
+                let registry = try store.openExistingRegistry()
                 guard let record = try registry.modem(imeiOrPort: modem) else {
                     throw NBGWError(
                         .unknownDevice,

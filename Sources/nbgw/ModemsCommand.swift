@@ -1,7 +1,9 @@
 import ATKit
 import ArgumentParser
+import Control
 import Foundation
 import Gateway
+import Pairing
 import Registry
 
 /// `nbgw modems`: one line per modem the daemon supervises or has seen (like `mmcli -L`), read
@@ -9,28 +11,37 @@ import Registry
 struct ModemsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "modems",
-        abstract: "List modems: state, IMEI, model, port, signal, device id (from the daemon's modem table).",
+        abstract: "List modems: state, reason, IMEI, model, port, signal, device id (from the daemon's modem table).",
         discussion: """
             Present modems first (by port), then absent ones. States: probing, configuring, searching, \
-            registering, ready, failed, absent, not_modem (docs/gateway.md). Details: `nbgw modem show IMEI|PORT`.
+            registering, ready, waiting, locked, failed, released, absent, not_modem; REASON says why a modem \
+            waits or failed (docs/gateway.md). Details: `nbgw modem show IMEI|PORT`. --watch follows the running \
+            daemon instead: every state change as it happens, until Ctrl-C. The store: `nbgw --where`.
             """
     )
 
     @OptionGroup var store: StoreOptions
 
+    @Flag(help: "Print every state change as it happens (from the running daemon), until Ctrl-C.")
+    var watch = false
+
     func run() async throws {
+        if watch {
+            try await watchDaemon()
+            return
+        }
         try await Output.run(json: store.json) {
-            let modems = try store.openRegistry().modems()
+            let modems = try store.openExistingRegistry().modems()
             if store.json {
                 Output.json(["modems": modems])
             } else if modems.isEmpty {
                 Output.line("no modems (the daemon records them as it finds them; see docs/gateway.md)")
             } else {
                 Output.table(
-                    ["STATE", "IMEI", "MODEL", "PORT", "SIGNAL", "DEVICE"],
+                    ["STATE", "REASON", "IMEI", "MODEL", "PORT", "SIGNAL", "DEVICE"],
                     modems.map { modem in
                         [
-                            modem.state, modem.imei ?? "-", modem.model ?? "-", modem.port,
+                            modem.state, modem.reason?.code ?? "-", modem.imei ?? "-", modem.model ?? "-", modem.port,
                             Self.signal(modem), modem.deviceID ?? "-",
                         ]
                     }
@@ -47,10 +58,50 @@ struct ModemsCommand: AsyncParsableCommand {
         return "\(dBm) dBm"
     }
 
-    /// What to do: the last error's advice while the modem is failed or no modem, else what the
+    /// `--watch`: the daemon's current list, then one line (or JSON object) per state change.
+    func watchDaemon() async throws {
+        try await Output.run(json: store.json) {
+            let client = try DaemonControl.connect()
+            let id = client.newID()
+            let current: ControlModems = try client.request(ControlRequest(id: id, op: .watch))
+            if store.json {
+                Output.json(current)
+            } else {
+                Output.line("nbgwd \(client.hello.version) (pid \(client.hello.pid)), store \(client.hello.store)")
+                Output.table(
+                    ["STATE", "REASON", "IMEI", "PORT", "DEVICE"],
+                    current.modems.map {
+                        [$0.state.rawValue, $0.reason?.code ?? "-", $0.imei ?? "-", $0.port, $0.deviceID ?? "-"]
+                    }
+                )
+                Output.line("-- following state changes (Ctrl-C to stop)")
+            }
+            try client.follow { head, line in
+                guard head.type == .event, let status = client.decode(ModemStatus.self, from: line) else { return true }
+                if store.json {
+                    Output.json(status)
+                } else {
+                    let reason = status.reason.map { "  \($0.code): \($0.message)" } ?? ""
+                    Output.line(
+                        "\(Output.time(status.stateSince ?? Date()))  \(status.port)  \(status.imei ?? "-")  "
+                            + "\(status.state.rawValue)\(reason)"
+                    )
+                }
+                return true
+            }
+            throw NBGWError(.daemonNotRunning, "nbgwd closed the connection (it stopped?)")
+        }
+    }
+
+    /// What to do: the reason's advice while the modem waits, is locked or failed, else what the
     /// state means for the operator.
     static func advice(for modem: ModemRecord) -> String? {
         let state = ModemState(rawValue: modem.state)
+        if let reason = modem.reason, let advice = ModemReason(code: reason.code, message: reason.message).advice,
+            state != .ready
+        {
+            return advice
+        }
         if let code = modem.lastError.flatMap({ ModemFailureCode(rawValue: $0.code) }),
             state == .failed || state == .notModem
         {
@@ -79,6 +130,7 @@ struct ModemsCommand: AsyncParsableCommand {
         }
         add("port", modem.port)
         add("state", "\(modem.state) since \(Output.timestamp(modem.stateSince))")
+        if let reason = modem.reason { add("reason", "\(reason.code): \(reason.message)") }
         add("IMEI", modem.imei ?? "-")
         add("device id", modem.deviceID ?? "-")
         add("module", [modem.manufacturer, modem.model].compactMap { $0 }.joined(separator: " ").nonEmpty ?? "-")

@@ -17,6 +17,7 @@ struct QRParse: AsyncParsableCommand {
     )
 
     @OptionGroup var store: StoreOptions
+    @OptionGroup var cloudOptions: CloudOptions
 
     @Argument(help: "The QR payload exactly as scanned.")
     var payload: String
@@ -24,10 +25,11 @@ struct QRParse: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             var parsed = try QRPayloadParser.parse(payload)
-            // Only a label needs the cloud (and so the store); everything else parses offline.
+            // Only a label needs the store (and, for a label it never saw, the cloud); everything else
+            // parses offline.
             if case .label = parsed {
                 let registry = try store.openRegistry()
-                parsed = try await store.withCloud(registry) { cloud in
+                parsed = try await cloudOptions.withCloud { cloud in
                     try await BindingService(cloud: cloud, registry: registry).parse(payload)
                 }
             }

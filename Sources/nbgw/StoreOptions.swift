@@ -1,82 +1,70 @@
 import ArgumentParser
-import Cloud
 import Foundation
 import Pairing
-import Provisioning
 import Registry
-import TuyaCloud
 
-/// Options every store-touching command takes.
+/// Options every store-touching command takes, and where the store is (docs/cli.md, "The store"):
+/// `--db` > `$NBGW_DB` > the daemon's config `[store] path` > `/var/lib/nbgw/nbgw.sqlite` when it
+/// exists > the per-user XDG default.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The SQLite store (default: $NBGW_DB, else ~/.local/state/nbgw/nbgw.sqlite).")
+    @Option(
+        name: .long,
+        help: """
+            The SQLite store (default: $NBGW_DB, else the daemon's [store] path, else /var/lib/nbgw/nbgw.sqlite \
+            when it exists, else ~/.local/state/nbgw/nbgw.sqlite; `nbgw --where` says which and why).
+            """
+    )
     var db: String?
 
     @Flag(name: .long, help: "Print one JSON object (errors too: {\"error\":{\"code\",\"message\"}}).")
     var json = false
 
-    var path: String {
-        RegistryLocation.resolve(explicit: db, environment: ProcessInfo.processInfo.environment)
-    }
-
-    func openRegistry() throws -> Registry {
-        try Registry(path: path)
-    }
-
-    @Option(
-        name: .long,
-        help: """
-            The cloud: `local` (embedded, the default) or the base URL of an HTTP cloud (default: $NBGW_CLOUD_URL). \
-            Credentials come only from the environment (NBGW_CLOUD_CLIENT_ID, NBGW_CLOUD_SECRET); see docs/cloud.md.
-            """
-    )
-    var cloud: String?
-
-    /// The configured cloud URL, or nil for the embedded local cloud.
-    var cloudURL: String? {
-        let value = cloud ?? ProcessInfo.processInfo.environment["NBGW_CLOUD_URL"]
-        guard let value, !value.isEmpty, value != "local" else { return nil }
-        return value
-    }
-
-    /// Runs `body` with the configured cloud; an HTTP cloud's connections are closed afterwards.
-    func withCloud<R>(_ registry: Registry, _ body: (any CloudService) async throws -> R) async throws -> R {
-        guard let url = cloudURL else { return try await body(EmbeddedCloud(registry: registry)) }
-        let configuration = try CloudConfiguration.resolve(
-            baseURL: url,
-            environment: ProcessInfo.processInfo.environment
-        )
-        let cloud = HTTPCloud(configuration: configuration, registry: registry)
-        do {
-            let result = try await body(cloud)
-            await cloud.shutdown()
-            return result
-        } catch {
-            await cloud.shutdown()
-            throw error
-        }
-    }
-
-    /// The HTTP cloud, for commands that only make sense with one (`nbgw cloud …`).
-    func withHTTPCloud<R>(_ registry: Registry, _ body: (HTTPCloud) async throws -> R) async throws -> R {
-        guard let url = cloudURL else {
-            throw NBGWError(
-                .invalidArgument,
-                "no HTTP cloud configured: pass --cloud URL or set NBGW_CLOUD_URL (the embedded cloud needs no sync)"
+    /// The store and why.
+    func location() throws(NBGWError) -> StoreLocation {
+        let environment = ProcessInfo.processInfo.environment
+        // --db and $NBGW_DB decide without the daemon's config: no need to read (or be allowed to read) it.
+        if db?.isEmpty == false || environment["NBGW_DB"]?.isEmpty == false {
+            return RegistryLocation.locate(
+                explicit: db,
+                environment: environment,
+                daemonConfig: nil,
+                configFile: "",
+                systemStoreExists: false
             )
         }
-        let configuration = try CloudConfiguration.resolve(
-            baseURL: url,
-            environment: ProcessInfo.processInfo.environment
-        )
-        let cloud = HTTPCloud(configuration: configuration, registry: registry)
-        do {
-            let result = try await body(cloud)
-            await cloud.shutdown()
-            return result
-        } catch {
-            await cloud.shutdown()
-            throw error
+        return try DaemonSettings.read(environment: environment).storeLocation(explicit: db, environment: environment)
+    }
+
+    /// The store's path, for messages.
+    var path: String {
+        (try? location().path) ?? db ?? "the store"
+    }
+
+    /// For commands that write: a missing store is created only where `--db`, `$NBGW_DB` or the
+    /// per-user default put it; the daemon's store is the daemon's to create.
+    func openRegistry() throws -> Registry {
+        let location = try location()
+        if location.mayCreate { return try Registry(path: location.path) }
+        return try open(location)
+    }
+
+    /// For commands that only read: never creates a store; a missing one is `STORE_NOT_FOUND` naming
+    /// every place tried.
+    func openExistingRegistry() throws -> Registry {
+        try open(try location())
+    }
+
+    private func open(_ location: StoreLocation) throws -> Registry {
+        guard
+            FileManager.default.fileExists(atPath: location.path) || Registry.accessProblem(path: location.path) != nil
+        else {
+            throw NBGWError(
+                .storeNotFound,
+                "no store found; looked at: " + location.tried.joined(separator: "; ")
+                    + ". Start the daemon (it creates its store), or pass --db PATH"
+            )
         }
+        return try Registry(path: location.path, access: .existing)
     }
 }
 

@@ -3,6 +3,7 @@ import Daemon
 import Foundation
 import Logging
 import Metrics
+import Pairing
 import Prometheus
 
 #if canImport(CLinux)
@@ -10,7 +11,8 @@ import CLinux
 #endif
 
 /// `nbgwd`: the gateway daemon. Thin: it parses flags, loads the configuration, bootstraps
-/// logging (stderr, which journald collects) and Prometheus metrics, then runs ``Daemon``.
+/// logging (journald's native protocol when stderr is journald's stream, else plain stderr) and
+/// Prometheus metrics, then runs ``Daemon``.
 /// Exit codes: docs/operations.md. The process starts in ``NBGWDEntry``.
 struct NBGWD: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,12 +21,13 @@ struct NBGWD: AsyncParsableCommand {
         discussion: """
             Configuration: --config PATH, else \(DaemonConfiguration.defaultPath) when present, else the \
             built-in defaults; then the environment (NBGW_DB, NBGW_CLOUD_URL, NBGW_CLOUD_CLIENT_ID, \
-            NBGW_CLOUD_SECRET, …), then these flags. Stops gracefully on SIGTERM or SIGINT. \
+            NBGW_CLOUD_SECRET and the other NBGW_CLOUD_* settings), then these flags. Stops gracefully on \
+            SIGTERM or SIGINT. \
             Exit codes: 0 stopped, 64 usage, 69 a service could not run, 70 store unavailable, \
             71 store failed unexpectedly, 75 shutdown overran the grace period, 78 invalid configuration \
             (docs/operations.md).
             """,
-        version: "0.1.0"
+        version: NBGWVersion.current
     )
 
     @Option(help: "The TOML config file (default: \(DaemonConfiguration.defaultPath) when present).")
@@ -75,6 +78,9 @@ struct NBGWD: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String?
 
+    @Option(help: "The control socket (default: [control] socket, else /run/nbgw/control.sock).")
+    var control: String?
+
     func validate() throws {
         if let gracePeriod, !(0.1...300).contains(gracePeriod) {
             throw ValidationError("--grace-period must be between 0.1 and 300 seconds")
@@ -99,13 +105,14 @@ struct NBGWD: AsyncParsableCommand {
             ingestEnabled: ingest,
             ingestListen: ingestListen,
             gracePeriod: gracePeriod.map { .milliseconds(Int64(($0 * 1000).rounded())) },
-            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:))
+            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:)),
+            controlSocket: control
         )
         let loaded: (configuration: DaemonConfiguration, sources: DaemonConfiguration.Sources)
         do {
             loaded = try DaemonConfiguration.load(explicitPath: config, environment: environment, overrides: overrides)
         } catch {
-            FileHandle.standardError.write(Data("nbgwd: \(error)\n".utf8))
+            Self.writeError("\(error)", environment: environment)
             throw ExitCode(DaemonConfigurationError.exitCode)
         }
         if checkConfig {
@@ -114,7 +121,15 @@ struct NBGWD: AsyncParsableCommand {
         }
 
         let level = loaded.configuration.log.level
+        // Under journald (stderr is its stream): records with their priority and metadata as journal
+        // fields; elsewhere plain lines (docs/operations.md, "Logs").
+        let journal = JournalSink.detect(environment: environment)
         LoggingSystem.bootstrap { label in
+            if let journal {
+                var handler = JournalLogHandler(label: label, sink: journal)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
@@ -122,7 +137,7 @@ struct NBGWD: AsyncParsableCommand {
         // Metrics next to logging, before the daemon builds its gateway: swift-metrics ties each
         // handle to the backend that exists when the handle is made.
         let metrics = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics))
+        MetricsSystem.bootstrap(DocumentedMetricsFactory(registry: metrics))
         var logger = Logger(label: "nbgwd")
         logger.logLevel = level
         if let file = loaded.sources.file {
@@ -135,15 +150,27 @@ struct NBGWD: AsyncParsableCommand {
             configuration: loaded.configuration,
             environment: environment,
             logger: logger,
-            metricsRegistry: metrics
+            metricsRegistry: metrics,
+            configurationFile: loaded.sources.file,
+            overrides: overrides
         )
         let outcome = await daemon.run()
         if let message = outcome.message {
-            FileHandle.standardError.write(Data("nbgwd: \(message)\n".utf8))
+            Self.writeError(message, environment: environment)
         }
         // exit(), not a thrown ExitCode: after an overrun shutdown, stuck tasks must not keep the
         // process alive.
         Foundation.exit(outcome.exitCode)
+    }
+
+    /// "nbgwd: MESSAGE" on stderr, with the error priority prefix (`<3>`, sd-daemon(3)) when stderr is
+    /// journald's stream, so that `journalctl -p err` shows why the daemon did not start or stopped.
+    static func writeError(_ message: String, environment: [String: String]) {
+        let underJournal = environment["JOURNAL_STREAM"].map { JournalSink.isJournalStream($0, descriptor: 2) } ?? false
+        let prefix = underJournal ? "<3>" : ""
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        let text = lines.enumerated().map { index, line in prefix + (index == 0 ? "nbgwd: " : "") + line }
+        FileHandle.standardError.write(Data((text.joined(separator: "\n") + "\n").utf8))
     }
 
     /// One malloc arena for the whole process, unless `MALLOC_ARENA_MAX` says otherwise. Why: glibc

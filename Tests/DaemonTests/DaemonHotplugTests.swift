@@ -6,9 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// `nbgwd` on its default udev discovery, under umockdev: `nbgw-udev-testbed` fakes USB modules
-/// (a Quectel BG95 with its four interfaces, a CP210x bridge) whose AT ttys are simulated modules,
-/// and plugs and unplugs them while the daemon runs. The modem table follows.
+/// `nbgwd` on udev discovery, under umockdev: `nbgw-udev-testbed` fakes USB modules (a Quectel BG95 with
+/// its four interfaces, a CP210x bridge listed in `[discovery] probe`) whose AT ttys are simulated
+/// modules, and plugs and unplugs them while the daemon runs. The modem table follows.
 extension DaemonProcessTests {
     /// `umockdev-wrapper` on the PATH, or nil.
     static let umockdevWrapper: String? = {
@@ -19,7 +19,7 @@ extension DaemonProcessTests {
     }()
 
     @Test(
-        "hot-plug under umockdev: plugs and unplugs are followed; only AT ports are probed",
+        "hot-plug under umockdev: plugs and unplugs are followed; only AT ports and the listed bridge are probed",
         .enabled(if: DaemonProcessTests.umockdevWrapper != nil, "umockdev-wrapper is missing: run tools/setup.sh"),
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: Binaries.udevTestbed.path),
@@ -31,7 +31,7 @@ extension DaemonProcessTests {
         let directory = try TemporaryDirectory()
         let store = directory.path("store.sqlite")
         let daemon = try DaemonProcess(
-            config: nil,
+            config: "[discovery]\nprobe = [\"10c4:ea60\"]\n",
             directory: directory,
             arguments: ["--db", store, "--metrics-listen", "127.0.0.1:0", "--grace-period", "5"],
             launcher: [wrapper, Binaries.udevTestbed.path, "serve", "--add", "bg95:m1", "--time-scale", "0.05", "--"]
@@ -53,6 +53,13 @@ extension DaemonProcessTests {
         }
         let bridged = try #require(both.first { $0.imei != bg95.imei })
         #expect(bridged.attributes["usb"] == "10c4:ea60")
+        #expect(
+            bridged.attributes["reason"]?.hasPrefix(
+                "[discovery] probe entry \"10c4:ea60\" (\(daemon.configPath) line 2)"
+            )
+                == true,
+            "\(bridged.attributes)"
+        )
 
         daemon.write("remove m1")
         try await daemon.waitForModems("the BG95 absent after its unplug") { rows in

@@ -45,8 +45,11 @@ struct ServiceRunnerTests {
         let runner = ServiceRunner(gracePeriod: .seconds(10), handlesSignals: false, clock: clock)
         let (trigger, pull) = AsyncStream.makeStream(of: Void.self)
         let stuck = TaskService("stuck", stopsOnGracefulShutdown: false) {
-            // Neither graceful shutdown nor cancellation ends it (a read blocked in the kernel).
-            while true { try? await Task.sleep(for: .seconds(3600)) }
+            // Neither graceful shutdown nor cancellation ends it (a read blocked in the kernel). A
+            // continuation nobody resumes: suspended for good, without the busy loop a cancelled
+            // `try? Task.sleep` makes (every throw there costs Swift Testing a backtrace; it kept a
+            // core busy for the rest of the test run).
+            await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
         }
         let steady = TaskService("steady") {
             defer { finished.add("steady") }

@@ -64,33 +64,64 @@ struct CandidatePolicyTests {
         #expect(decision.reason.contains(testCase.reasonHas), "\(decision.reason)")
     }
 
+    static let bridgeCases = [
+        ("10c4", "ea60", "cp210x", "CP210x"), ("1a86", "7523", "ch341", "CH340"),
+        ("0403", "6001", "ftdi_sio", "FTDI"),
+        ("0403", "6010", "ftdi_sio", "FTDI"), ("0403", "6011", "ftdi_sio", "FTDI"),
+        ("0403", "6014", "ftdi_sio", "FTDI"),
+        ("0403", "6015", "ftdi_sio", "FTDI"), ("04e2", "1412", "xr_serial", "Exar"),
+        ("067b", "2303", "pl2303", "PL2303"),
+        ("1366", "1015", "cdc_acm", "J-Link"),
+    ]
+
+    @Test("USB-UART bridges are skipped by default, saying how to opt them in", arguments: bridgeCases)
+    func bridgesSkippedByDefault(vendor: String, product: String, driver: String, name: String) throws {
+        let port = Self.port(vendor: vendor, product: product, interface: 0, driver: driver)
+        let bridge = try #require(policy.bridge(for: port))
+        let decision = policy.decide(port)
+        #expect(
+            decision
+                == .skip(
+                    reason:
+                        "generic USB-UART bridge \(bridge.name) \(vendor):\(product) (not probed by default: tag it "
+                        + "ID_NBGW_PROBE=1 or list it in [discovery] probe)",
+                    source: .builtin("[discovery] generic_bridges = \"tagged\" (default)")
+                )
+        )
+        #expect(bridge.name.contains(name))
+    }
+
     @Test(
-        "USB-UART bridges are probed whatever is behind them, without a dialect hint",
-        arguments: [
-            ("10c4", "ea60", "cp210x", "CP210x"), ("1a86", "7523", "ch341", "CH340"),
-            ("0403", "6001", "ftdi_sio", "FTDI"),
-            ("0403", "6010", "ftdi_sio", "FTDI"), ("0403", "6011", "ftdi_sio", "FTDI"),
-            ("0403", "6014", "ftdi_sio", "FTDI"),
-            ("0403", "6015", "ftdi_sio", "FTDI"), ("04e2", "1412", "xr_serial", "Exar"),
-            ("067b", "2303", "pl2303", "PL2303"),
-            ("1366", "1015", "cdc_acm", "J-Link"),
-        ]
+        "with generic_bridges = \"probe\" every bridge is probed without a dialect hint, citing the setting's line",
+        arguments: bridgeCases
     )
-    func bridges(vendor: String, product: String, driver: String, name: String) {
-        let decision = policy.decide(Self.port(vendor: vendor, product: product, interface: 0, driver: driver))
-        #expect(decision == .probe(dialectHint: nil, reason: decision.reason))
+    func bridgesProbedInProbeMode(vendor: String, product: String, driver: String, name: String) {
+        let location = ConfigLocation(file: "/etc/nbgw/nbgwd.toml", line: 30)
+        let probing = CandidatePolicy.standard(
+            selection: PortSelection(genericBridges: .probe, genericBridgesLocation: location)
+        )
+        let decision = probing.decide(Self.port(vendor: vendor, product: product, interface: 0, driver: driver))
+        #expect(decision.action == .probe && decision.dialectHint == nil, "\(decision)")
         #expect(
             decision.reason.contains(name) && decision.reason.contains("\(vendor):\(product)"),
+            "\(decision.reason)"
+        )
+        #expect(decision.source == .config("[discovery] generic_bridges = \"probe\"", at: location))
+        #expect(
+            decision.reason.hasPrefix("[discovery] generic_bridges = \"probe\" (/etc/nbgw/nbgwd.toml line 30): "),
             "\(decision.reason)"
         )
     }
 
     @Test("a bridge chip with IDs outside the table is still recognised by its driver")
     func bridgeByDriver() {
-        let dualCP2105 = policy.decide(Self.port(vendor: "10c4", product: "ea99", interface: 1, driver: "cp210x"))
-        #expect(dualCP2105.isProbe && dualCP2105.reason.contains("CP210x"))
-        let rebadgedFTDI = policy.decide(Self.port(vendor: "1234", product: "5678", interface: 0, driver: "ftdi_sio"))
-        #expect(rebadgedFTDI.isProbe && rebadgedFTDI.reason.contains("FTDI"))
+        let probing = CandidatePolicy.standard(selection: PortSelection(genericBridges: .probe))
+        let dualCP2105 = Self.port(vendor: "10c4", product: "ea99", interface: 1, driver: "cp210x")
+        #expect(probing.decide(dualCP2105).isProbe && probing.decide(dualCP2105).reason.contains("CP210x"))
+        #expect(policy.decide(dualCP2105).action == .skip && policy.decide(dualCP2105).reason.contains("CP210x"))
+        let rebadgedFTDI = Self.port(vendor: "1234", product: "5678", interface: 0, driver: "ftdi_sio")
+        #expect(probing.decide(rebadgedFTDI).isProbe && probing.decide(rebadgedFTDI).reason.contains("FTDI"))
+        #expect(policy.decide(rebadgedFTDI).action == .skip && policy.decide(rebadgedFTDI).reason.contains("FTDI"))
     }
 
     @Test("ID_NBGW_AT_PORT=1 makes any port a candidate, with ID_NBGW_DIALECT as its hint")
@@ -98,8 +129,9 @@ struct CandidatePolicyTests {
         var port = Self.port(vendor: "2341", product: "0043", interface: 0, driver: "cdc_acm")
         #expect(!policy.decide(port).isProbe)
         port.properties = ["ID_NBGW_AT_PORT": "1", "ID_NBGW_DIALECT": "quectel-bc66"]
-        #expect(policy.decide(port) == .probe(dialectHint: "quectel-bc66", reason: policy.decide(port).reason))
+        #expect(policy.decide(port).isProbe && policy.decide(port).dialectHint == "quectel-bc66")
         #expect(policy.decide(port).reason.hasPrefix("tagged ID_NBGW_AT_PORT=1"))
+        #expect(policy.decide(port).source == .udev("ID_NBGW_AT_PORT"))
         var ttyS = UdevPort(
             devnode: "/dev/ttyS1",
             syspath: "/sys/devices/platform/serial8250/tty/ttyS1",
@@ -114,7 +146,7 @@ struct CandidatePolicyTests {
         for value in ["diag", "nmea", "gnss", "trace", "audio", "modem"] {
             var port = Self.port(vendor: "10c4", product: "ea60", interface: 0, driver: "cp210x")
             port.properties = ["ID_NBGW_PORT_TYPE": value]
-            #expect(policy.decide(port) == .skip(reason: policy.decide(port).reason), "\(value)")
+            #expect(policy.decide(port).action == .skip, "\(value)")
             #expect(policy.decide(port).reason.contains("ID_NBGW_PORT_TYPE=\(value)"))
         }
         #expect(PortRole(udevValue: "gnss") == .nmea)
@@ -160,7 +192,8 @@ struct CandidatePolicyTests {
         #expect(!console.isProbe)
         let arduino = policy.decide(Self.port(vendor: "2341", product: "0043", interface: 0, driver: "cdc_acm"))
         #expect(
-            !arduino.isProbe && arduino.reason.contains("2341:0043") && arduino.reason.contains("ID_NBGW_AT_PORT=1")
+            !arduino.isProbe && arduino.reason.contains("2341:0043") && arduino.reason.contains("ID_NBGW_PROBE=1")
+                && arduino.reason.contains("[discovery] probe")
         )
     }
 

@@ -18,7 +18,9 @@ enum FakeDeviceChain {
         interface: Int,
         driver: String = "option",
         acm: Bool = false,
-        serial: String = "0123abcd"
+        serial: String = "0123abcd",
+        manufacturer: String? = nil,
+        product: String? = nil
     ) -> Subject {
         let ttyName = acm ? "ttyACM0" : "ttyUSB0"
         let interfaceNumber = UdevPortHex.two(interface)
@@ -43,7 +45,11 @@ enum FakeDeviceChain {
                 subsystem: "usb",
                 devtype: "usb_device",
                 driver: "usb",
-                attributes: ["idVendor": vendorID, "idProduct": productID, "serial": serial]
+                attributes: ["idVendor": vendorID, "idProduct": productID, "serial": serial].merging(
+                    [("manufacturer", manufacturer), ("product", product)].compactMap { name, value in
+                        value.map { (name, $0) }
+                    }
+                ) { $1 }
             ),
             .init(
                 sysname: "usb1",

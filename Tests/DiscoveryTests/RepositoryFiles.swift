@@ -10,4 +10,6 @@ enum RepositoryFiles {
     }
 
     static let rulesPath = "udev-rules/90-nbgw.rules"
+    /// The commented template of local rules (opt a bridge in, ignore a Zigbee stick), installed as 89-nbgw-local.rules.
+    static let localTemplatePath = "udev-rules/89-nbgw-local.rules.example"
 }

@@ -17,6 +17,8 @@ struct TestbedModule {
     var serial: String
     var usbDevice: String
     var imei: String?
+    /// udev properties the testbed put on the module's ttys (`ID_NBGW_PROBE=1`).
+    var properties: [String: String]
     var ports: [Port]
 
     init(_ line: [String: Any]) throws {
@@ -32,6 +34,7 @@ struct TestbedModule {
         self.serial = serial
         self.usbDevice = usbDevice
         imei = line["imei"] as? String
+        properties = line["properties"] as? [String: String] ?? [:]
         self.ports = try ports.map { port in
             guard let devnode = port["devnode"] as? String, let syspath = port["syspath"] as? String,
                 let interface = port["interface"] as? Int, let role = port["role"] as? String
@@ -40,23 +43,38 @@ struct TestbedModule {
         }
     }
 
-    /// What the testbed's kind table says the policy should do: probe AT ports and bridges.
-    static func shouldProbe(role: String) -> Bool { role == "at" || role == "bridge" }
+    /// What the testbed's kind table says the default policy should do: probe AT ports, and bridges only
+    /// when opted in (a `ID_NBGW_PROBE=1` tag, a `[discovery] probe` entry, or `generic_bridges = "probe"`).
+    static func shouldProbe(role: String, bridgeOptedIn: Bool = false) -> Bool {
+        role == "at" || (role == "bridge" && bridgeOptedIn)
+    }
+
+    /// ``shouldProbe(role:bridgeOptedIn:)`` for a port of this module, opted in by its own tag.
+    func shouldProbe(_ port: Port) -> Bool {
+        Self.shouldProbe(role: port.role, bridgeOptedIn: properties["ID_NBGW_PROBE"] == "1")
+    }
 }
 
 /// A `{"event":"port"|"added","port":{...},"decision":{...}}` line.
 struct ReportedPort {
     var port: UdevPort
     var probe: Bool
+    /// `probe`, `skip` or `ignored`.
+    var action: String
     var dialectHint: String?
     var reason: String
+    /// The decision's source as JSON (`kind`, `rule`, `file`, `line`).
+    var source: [String: Any]
 
     init(_ line: [String: Any]) throws {
         guard let object = line["port"], let decision = line["decision"] as? [String: Any],
-            let probe = decision["probe"] as? Bool, let reason = decision["reason"] as? String
+            let probe = decision["probe"] as? Bool, let reason = decision["reason"] as? String,
+            let action = decision["action"] as? String, let source = decision["source"] as? [String: Any]
         else { throw HarnessError("not a port line: \(line)") }
         port = try JSONDecoder().decode(UdevPort.self, from: JSONSerialization.data(withJSONObject: object))
         self.probe = probe
+        self.action = action
+        self.source = source
         dialectHint = decision["dialectHint"] as? String
         self.reason = reason
     }

@@ -8,15 +8,17 @@ import Testing
     .enabled(if: TestbedHarness.isAvailable, TestbedHarness.skipReason)
 )
 struct UdevATTests {
-    @Test("every port the policy would probe answers AT with OK; nothing else is touched")
+    @Test("every port the policy would probe (a tagged bridge too) answers AT with OK; nothing else is touched")
     func candidatesAnswer() async throws {
         let finished = try await TestbedHarness.run(
-            serve: ["--add", "bg95:m1", "--add", "cp210x:b1", "--add", "arduino:a1"],
+            serve: [
+                "--add", "bg95:m1", "--add", "cp210x:b1:ID_NBGW_PROBE=1", "--add", "arduino:a1", "--add", "cp210x:b2",
+            ],
             child: ["at", "--candidates"]
         )
         #expect(finished.status == 0, "\(finished.stderr)")
         let modules = try finished.events("added").map(TestbedModule.init)
-        let expected = modules.flatMap { $0.ports.filter { TestbedModule.shouldProbe(role: $0.role) }.map(\.devnode) }
+        let expected = modules.flatMap { module in module.ports.filter { module.shouldProbe($0) }.map(\.devnode) }
         let answers = finished.events("at")
         #expect(answers.compactMap { $0["devnode"] as? String }.sorted() == expected.sorted())
         #expect(expected.count == 2)
@@ -55,7 +57,7 @@ struct UdevATTests {
     @Test("unplugging a module hangs up a host's open port on it, like a USB unplug; other modules stay")
     func unplugHangsUp() async throws {
         let session = try TestbedHarness.Session(
-            serve: ["--add", "bg95:m1", "--add", "cp210x:b1"],
+            serve: ["--add", "bg95:m1", "--add", "cp210x:b1:ID_NBGW_PROBE=1"],
             child: ["at", "--candidates", "--hold"]
         )
         let module = try TestbedModule(try await session.next(event: "added") { $0["name"] as? String == "m1" })

@@ -53,6 +53,10 @@ struct UdevEnumerationTests {
         #expect(reported.filter { $0.port.vendorID == "2c7c" && !$0.probe }.map(\.port.interfaceNumber) == [0, 1, 4])
         let bridge = try #require(reported.first { $0.port.vendorID == "10c4" })
         #expect(bridge.port.productID == "ea60" && bridge.dialectHint == nil && bridge.reason.contains("CP210x"))
+        #expect(bridge.action == "skip" && bridge.reason.contains("not probed by default"), "\(bridge.reason)")
+        #expect(
+            bridge.port.manufacturer == "Silicon Labs" && bridge.port.product == "CP2102 USB to UART Bridge Controller"
+        )
     }
 
     @Test(

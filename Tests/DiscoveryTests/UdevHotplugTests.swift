@@ -11,7 +11,7 @@ import Testing
 struct UdevHotplugTests {
     @Test("existing ports first, then hot-plugged ones once each, removals for exactly those, and no thread left")
     func addRemove() async throws {
-        let session = try TestbedHarness.Session(serve: ["--add", "cp210x:b1"], child: ["watch"])
+        let session = try TestbedHarness.Session(serve: ["--add", "cp210x:b1:ID_NBGW_PROBE=1"], child: ["watch"])
         let bridge = try TestbedModule(try await session.next(event: "added") { $0["kind"] as? String == "cp210x" })
         // The enumeration's event for the bridge proves the monitor is already listening.
         let existing = try ReportedPort(try await session.next(event: "added") { $0["port"] != nil })

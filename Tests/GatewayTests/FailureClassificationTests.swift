@@ -14,7 +14,7 @@ import Testing
         let never = ModemFailure.probe(silent, everAnswered: false)
         #expect(never.code == .notAModem && never.disposition == .notModem)
         let before = ModemFailure.probe(silent, everAnswered: true)
-        #expect(before.code == .modemError && before.disposition == .retry)
+        #expect(before.code == .unresponsive && before.disposition == .retry)
     }
 
     @Test("a busy port is retried; a missing node is gone; other open failures are retried")

@@ -51,19 +51,20 @@ struct SupervisorTests {
         #expect(counters.atTimeouts == 0)
     }
 
-    @Test("a denied registration fails, backs off exponentially on the clock, and is retried")
-    func deniedRegistrationBacksOff() async throws {
-        let sim = try SimulatorFixture(["generic,registration=denied"])
-        let harness = try GatewayHarness()
+    @Test("a failed bring-up backs off exponentially on the clock and is retried")
+    func failedBringUpBacksOff() async throws {
+        // Plain 27.007 has no way to choose a radio technology: the bring-up fails at once.
+        let sim = try SimulatorFixture(["generic"])
+        let harness = try GatewayHarness(configuration: .testing(plan: ModemBringUpPlan(technologies: [.nbIoT])))
         let path = sim.path()
         harness.appear(path)
         let first = try await harness.expect(path, .failed)
-        #expect(first.failure?.code == .registrationDenied)
-        #expect(first.failure?.message.contains("reject cause 15") == true)
+        #expect(first.failure?.code == .bringUpFailed)
+        #expect(first.reason?.code == "BRING_UP_FAILED")
         let row = try #require(try harness.registry.modem(imeiOrPort: path))
         #expect(row.state == "failed" && row.attempts == 1)
-        #expect(row.lastError?.code == "REGISTRATION_DENIED" && row.retryAt != nil)
-        #expect(row.registration.stat == nil || row.registration.stat != 1)
+        #expect(row.lastError?.code == "BRING_UP_FAILED" && row.retryAt != nil)
+        #expect(row.reason?.code == "BRING_UP_FAILED")
         #expect(harness.gateway.counters().registrationsCreated == 0, "never registered with the cloud")
 
         // First backoff: 1 s. Nothing happens a millisecond before it.
@@ -74,7 +75,7 @@ struct SupervisorTests {
         harness.clock.advance(by: .milliseconds(1))
         try await harness.expect(path, .probing)
         let second = try await harness.expect(path, .failed)
-        #expect(second.failure?.code == .registrationDenied)
+        #expect(second.failure?.code == .bringUpFailed)
         #expect(try harness.registry.modem(imeiOrPort: path)?.attempts == 2)
 
         // Second backoff: 2 s.
@@ -86,7 +87,7 @@ struct SupervisorTests {
         try await harness.expect(path, .probing)
         try await harness.expect(path, .failed)
         #expect(try harness.registry.modem(imeiOrPort: path)?.attempts == 3)
-        #expect(sim.simulator.statistics()[0].reboots == 0)
+        #expect(sim.simulator.statistics()[0].reboots == 0, "a refused setting is no reason to reset the module")
     }
 
     @Test("a reboot banner while ready re-initialises the module from the probe, to ready again")

@@ -104,3 +104,35 @@ struct SimulatorTests {
         }
     }
 }
+
+/// The simulated SIM and the interleaving counter the daemon tests rely on.
+extension SimulatorTests {
+    @Test("a locked SIM opens with its PIN, counts wrong ones, and blocks behind the PUK after three")
+    func pinLock() async throws {
+        let fixture = try SimulatorFixture(["generic,sim=pin,pin=2468"])
+        let port = try SerialPortTransport(path: fixture.path())
+        _ = try await exchange(port, "ATE0")
+        #expect(try await exchange(port, "AT+CPIN?").contains("+CPIN: SIM PIN"))
+        #expect(try await exchange(port, "AT+CIMI").contains("ERROR"))
+        #expect(try await exchange(port, "AT+CPIN=\"1111\"").contains("ERROR"))
+        #expect(try await exchange(port, "AT+CPINR=\"SIM PIN\"").contains("+CPINR: SIM PIN,2,3"))
+        #expect(try await exchange(port, "AT+CPIN=\"2468\"").contains("OK"))
+        #expect(try await exchange(port, "AT+CPIN?").contains("READY"))
+        #expect(fixture.simulator.statistics()[0].pinEntries == 2)
+        await port.close()
+    }
+
+    @Test("commands written before the previous answer are counted as interleaved; one at a time are not")
+    func overlapCounter() async throws {
+        let fixture = try SimulatorFixture(["generic"])
+        let port = try SerialPortTransport(path: fixture.path())
+        _ = try await exchange(port, "ATE0")
+        _ = try await exchange(port, "AT+CGMM")
+        #expect(fixture.simulator.statistics()[0].overlappingCommands == 0)
+        // Two command lines in one write: the second arrives while the first's answer is due.
+        _ = try await exchange(port, "AT+CGMM\rAT+CGMI")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(fixture.simulator.statistics()[0].overlappingCommands == 1)
+        await port.close()
+    }
+}

@@ -1,5 +1,7 @@
+import Cloud
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -13,7 +15,7 @@ struct RetryPolicyTests {
         let transport: ScriptedTransport
         let sleeps = ManualClock()
         let wallClock = ManualWallClock()
-        let cloud: HTTPCloud
+        let cloud: GatewayCloud
 
         init(_ transport: ScriptedTransport, policy: RetryPolicy = .standard) throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

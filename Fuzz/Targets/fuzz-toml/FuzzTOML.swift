@@ -10,7 +10,8 @@ import FuzzSupport
 /// 2. A refusal lists at least one problem; every line it names is in the file; no message
 ///    carries a control character (values are echoed escaped).
 /// 3. What the reader accepts, rendered (`nbgwd --check-config`), reads back to the same
-///    configuration, the secret aside (the rendering leaves it out on purpose).
+///    configuration, the secrets aside (the rendering leaves the cloud's secret keys and the
+///    `[[sim]]` PINs out on purpose, and says that they are set).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     FuzzTOML.run(String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self))
@@ -28,7 +29,8 @@ enum FuzzTOML {
         }
         let rendered = configuration.renderedTOML()
         var expected = configuration
-        expected.cloud.settings[DaemonConfiguration.Cloud.secretSettingsKey] = nil
+        for key in DaemonConfiguration.Cloud.secretKeys { expected.cloud.settings[key] = nil }
+        expected.sims = []
         do {
             let again = try DaemonConfiguration.parse(toml: rendered, file: "rendered.toml")
             fuzzCheck(

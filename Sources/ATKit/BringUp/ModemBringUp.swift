@@ -35,7 +35,7 @@ public struct ModemBringUp: Sendable {
     ///    `AT%XSYSTEMMODE` and SARA-R4 `AT+URAT`/`AT+UBANDMASK` are refused with the radio on.
     /// 3. RAT, bands, APN, PSM (+ the dialect's PSM reports), eDRX.
     /// 4. `+CEREG` reports at the plan's level (falling back to lower ones).
-    /// 5. `AT+CFUN=1`.
+    /// 5. `AT+CFUN=1`, unless ``ModemBringUpPlan/leavesRadioOff``.
     @discardableResult
     public func apply(_ plan: ModemBringUpPlan) async throws -> ModemBringUpSummary {
         var sent: [String] = []
@@ -76,8 +76,10 @@ public struct ModemBringUp: Sendable {
         }
         summary.registrationReporting = try await enableRegistrationReports(preferred: plan.registrationReporting)
         sent.append(CEREG.Set(summary.registrationReporting).command)
-        try await setFunctionality(.full)
-        sent.append(CFUN.Set(.full).command)
+        if !plan.leavesRadioOff {
+            try await setFunctionality(.full)
+            sent.append(CFUN.Set(.full).command)
+        }
         summary.commands = sent
         return summary
     }

@@ -29,6 +29,8 @@ public struct ModemBringUpPlan: Sendable, Hashable {
     public var edrx: [RadioTechnology: Double?]
     /// The `+CEREG` level to ask for; lower levels are tried when the module refuses.
     public var registrationReporting: CEREG.ReportingLevel
+    /// Leave the radio off at the end (no `AT+CFUN=1`): a gateway told to keep its modules off the air.
+    public var leavesRadioOff = false
 
     public init(
         apn: String? = nil,

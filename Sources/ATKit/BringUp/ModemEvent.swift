@@ -9,6 +9,9 @@ public enum ModemEvent: Sendable, Hashable, CustomStringConvertible {
     case powerSaving(PowerSavingTransition)
     /// `+CPIN: <code>` sent unsolicited (SIMCom, Quectel after boot or PIN entry).
     case sim(SIMState)
+    /// A vendor's SIM-status URC (``simStatusURCNames``: Quectel `+QSIMSTAT`/`+QUSIM`, Nordic
+    /// `%XSIM`, u-blox `+UUSIMSTAT`): the SIM was inserted, removed or became ready; read `AT+CPIN?`.
+    case simStatus(ATURC)
     /// `+CFUN: <fun>` sent unsolicited after boot.
     case functionality(CFUN.Level)
     /// `+CEDRXP` (27.007 §7.41): the eDRX values the network granted.
@@ -37,11 +40,17 @@ public enum ModemEvent: Sendable, Hashable, CustomStringConvertible {
                 self = .functionality(CFUN.Level(rawValue: parameters.int(0)!))
             case "+CSCON" where parameters.int(0) != nil:
                 self = .signallingConnection(connected: parameters.int(0) == 1)
+            case let name where Self.simStatusURCNames.contains(name):
+                self = .simStatus(urc)
             default:
                 self = .other(urc)
             }
         }
     }
+
+    /// Vendor URCs that announce a change of the SIM (docs/at-engine.md, "SIM"): BG9x `+QSIMSTAT:
+    /// <enable>,<inserted>` and `+QUSIM: 1`, nRF91 `%XSIM: <0|1>`, SARA `+UUSIMSTAT: <state>`.
+    public static let simStatusURCNames: Set<String> = ["+QSIMSTAT", "+QUSIM", "%XSIM", "+UUSIMSTAT"]
 
     public var description: String {
         switch self {
@@ -49,6 +58,7 @@ public enum ModemEvent: Sendable, Hashable, CustomStringConvertible {
         case .rebooted(let marker): "rebooted (\(marker))"
         case .powerSaving(let transition): "PSM \(transition == .entered ? "entered" : "left")"
         case .sim(let state): "SIM \(state)"
+        case .simStatus(let urc): "SIM status \(urc)"
         case .functionality(let level): "CFUN \(level.rawValue)"
         case .edrx(let setting): "eDRX \(setting.cycleSeconds.map { "\($0) s" } ?? "?")"
         case .signallingConnection(let connected): connected ? "RRC connected" : "RRC idle"

@@ -11,6 +11,7 @@
 public final class ModemEventHub: Sendable {
     private struct State {
         var subscribers: [UInt64: AsyncStream<ModemEvent>.Continuation] = [:]
+        var rawSubscribers: [UInt64: AsyncStream<ATURC>.Continuation] = [:]
         var nextID: UInt64 = 0
         var latestRegistration: RegistrationStatus?
         var rebootCount = 0
@@ -26,22 +27,31 @@ public final class ModemEventHub: Sendable {
         let task = Task {
             for await urc in urcs {
                 let event = ModemEvent(urc: urc, dialect: dialect)
-                let subscribers = state.withLock { state in
+                let (subscribers, raw) = state.withLock { state in
                     switch event {
                     case .registration(let status): state.latestRegistration = status
                     case .rebooted: state.rebootCount += 1
                     default: break
                     }
-                    return Array(state.subscribers.values)
+                    return (Array(state.subscribers.values), Array(state.rawSubscribers.values))
+                }
+                for subscriber in raw {
+                    subscriber.yield(urc)
                 }
                 for subscriber in subscribers {
                     subscriber.yield(event)
                 }
             }
-            let subscribers = state.withLock { state in
+            let (subscribers, raw) = state.withLock { state in
                 state.finished = true
-                defer { state.subscribers.removeAll() }
-                return Array(state.subscribers.values)
+                defer {
+                    state.subscribers.removeAll()
+                    state.rawSubscribers.removeAll()
+                }
+                return (Array(state.subscribers.values), Array(state.rawSubscribers.values))
+            }
+            for subscriber in raw {
+                subscriber.finish()
             }
             for subscriber in subscribers {
                 subscriber.finish()
@@ -72,6 +82,29 @@ public final class ModemEventHub: Sendable {
         }
         continuation.onTermination = { [state] _ in
             _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// A new stream of the URCs themselves, as the module sent them (an operator's console shows
+    /// them), from now on; it keeps the newest `limit` undelivered ones.
+    public func subscribeURCs(limit: Int = 256) -> AsyncStream<ATURC> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ATURC.self,
+            bufferingPolicy: .bufferingNewest(max(1, limit))
+        )
+        let id: UInt64? = state.withLock { state in
+            guard !state.finished else { return nil }
+            defer { state.nextID += 1 }
+            state.rawSubscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [state] _ in
+            _ = state.withLock { $0.rawSubscribers.removeValue(forKey: id) }
         }
         return stream
     }

@@ -21,11 +21,13 @@ enum Binaries {
     static var udevTestbed: URL { directory.appendingPathComponent("nbgw-udev-testbed") }
 
     /// The environment for a child process: ours without anything that would redirect it
-    /// (a store, a cloud, systemd's sockets).
+    /// (a store, a cloud, systemd's sockets, journald's stream).
     static func cleanEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
         for key in environment.keys
-        where key.hasPrefix("NBGW_") || key.hasPrefix("NOTIFY_") || key.hasPrefix("WATCHDOG_") {
+        where key.hasPrefix("NBGW_") || key.hasPrefix("NOTIFY_") || key.hasPrefix("WATCHDOG_")
+            || key == "JOURNAL_STREAM"
+        {
             environment[key] = nil
         }
         environment.merge(extra) { $1 }

@@ -38,13 +38,16 @@ final class DaemonProcess: @unchecked Sendable {
     ///   - config: the config file's text; nil runs without `--config` (built-in defaults).
     ///   - watchdog: `WATCHDOG_USEC` to give the daemon, if any.
     ///   - launcher: a command that runs nbgwd as its child (`umockdev-wrapper nbgw-udev-testbed serve … --`).
+    ///   - journalStream: set `JOURNAL_STREAM` to the device and inode of the log file nbgwd's stderr
+    ///     goes to, as systemd does for a unit whose stderr is journald's stream.
     init(
         config: String?,
         directory: TemporaryDirectory,
         arguments: [String] = [],
         watchdog: Duration? = nil,
         environment: [String: String] = [:],
-        launcher: [String] = []
+        launcher: [String] = [],
+        journalStream: Bool = false
     ) throws {
         self.directory = directory
         let run = UUID().uuidString.prefix(6)
@@ -53,9 +56,16 @@ final class DaemonProcess: @unchecked Sendable {
         logPath = directory.path("nbgwd-\(run).log")
         try config?.write(toFile: configPath, atomically: true, encoding: .utf8)
         notifications = try DatagramListener(path: "/tmp/nbgwd-notify-\(run).sock")
+        // A daemon started as another user (a launcher running setpriv) must reach it too.
+        if !launcher.isEmpty { chmod(notifications.socketPath, 0o666) }
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         var extra = environment
         extra["NOTIFY_SOCKET"] = notifications.socketPath
+        if journalStream {
+            var info = stat()
+            guard stat(logPath, &info) == 0 else { throw Failure(description: "stat \(logPath): errno \(errno)") }
+            extra["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        }
         if let watchdog {
             let (seconds, attoseconds) = watchdog.components
             extra["WATCHDOG_USEC"] = String(seconds * 1_000_000 + attoseconds / 1_000_000_000_000)

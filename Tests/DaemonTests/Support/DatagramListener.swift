@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -5,17 +6,22 @@ import Synchronization
 import Glibc
 #endif
 
-/// A real `AF_UNIX` datagram socket playing systemd's notification socket: bound at a path in a
-/// temporary directory, or at an abstract name (`@…`). Collects every datagram received.
+/// A real `AF_UNIX` datagram socket playing systemd's notification socket or journald's native
+/// socket: bound at a path in a temporary directory, or at an abstract name (`@…`). Collects every
+/// datagram received.
 final class DatagramListener: Sendable {
-    /// What `NOTIFY_SOCKET` should say.
+    /// What `NOTIFY_SOCKET` (or `NBGW_JOURNAL_SOCKET`) should say.
     let socketPath: String
     private let descriptor: Int32
-    private let received = Mutex<[String]>([])
+    private let received = Mutex<[[UInt8]]>([])
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
+
+    /// Set while a reader thread receives continuously (``startReading()``); cleared to stop it.
+    private let reading = Mutex(false)
+    private let readerStopped = DispatchSemaphore(value: 0)
 
     /// Binds a socket at `path` (a filesystem path, or `@name` for the abstract namespace).
     init(path: String) throws {
@@ -41,27 +47,55 @@ final class DatagramListener: Sendable {
     }
 
     deinit {
+        if reading.withLock({ running in
+            defer { running = false }; return running
+        }) {
+            readerStopped.wait()
+        }
         close(descriptor)
         if !socketPath.hasPrefix("@") { unlink(socketPath) }
     }
 
-    /// Reads every datagram waiting now (non-blocking) into ``messages``.
+    /// Receives on a thread of its own from now on, as journald does: a sender never finds the
+    /// socket's queue full (Linux queues at most `net.unix.max_dgram_qlen`, 10 by default,
+    /// unread datagrams per socket).
+    func startReading() {
+        reading.withLock { $0 = true }
+        let stopped = readerStopped
+        let thread = Thread { [weak self] in
+            // Ends when the listener is released (deinit waits for it) or stops reading.
+            while let listener = self, listener.reading.withLock({ $0 }) {
+                var entry = pollfd(fd: listener.descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&entry, 1, 20) > 0 { listener.drain() }
+            }
+            stopped.signal()
+        }
+        thread.start()
+    }
+
+    /// Reads every datagram waiting now (non-blocking) into ``datagrams``.
     func drain() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        // Larger than any datagram the default socket buffer lets through (212992 bytes).
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes {
                 recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
             }
             guard count > 0 else { return }
-            let text = String(decoding: buffer[0..<count], as: UTF8.self)
-            received.withLock { $0.append(text) }
+            let datagram = Array(buffer[0..<count])
+            received.withLock { $0.append(datagram) }
         }
     }
 
-    /// Every datagram so far, in order.
-    var messages: [String] {
-        drain()
+    /// Every datagram so far, in order, as bytes.
+    var datagrams: [[UInt8]] {
+        if !reading.withLock({ $0 }) { drain() }
         return received.withLock { $0 }
+    }
+
+    /// Every datagram so far, in order, as text.
+    var messages: [String] {
+        datagrams.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Polls (without blocking a thread) until a datagram satisfies `predicate`, or the deadline.

@@ -19,11 +19,19 @@ final class SimulatorProcess: @unchecked Sendable {
     ///
     /// - Parameter timeScale: scripted delays × this. 0.05: boot banners, registration and
     ///   answers come 20× faster than real modules, so tests finish in seconds.
-    init(_ specs: [String], timeScale: Double = 0.05, directory: TemporaryDirectory) throws {
+    /// - Parameter launcher: a command that runs the simulator as its child (`setpriv …`: its ptys
+    ///   then belong to that user).
+    init(
+        _ specs: [String],
+        timeScale: Double = 0.05,
+        directory: TemporaryDirectory,
+        launcher: [String] = []
+    ) throws {
         outputPath = directory.path("simulator-\(UUID().uuidString.prefix(6)).out")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = Binaries.simulator
-        process.arguments = specs.flatMap { ["--port", $0] } + ["--time-scale", String(timeScale)]
+        let command = launcher + [Binaries.simulator.path] + specs.flatMap { ["--port", $0] } + ["--time-scale", String(timeScale)]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice
         process.standardInput = input
@@ -55,6 +63,32 @@ final class SimulatorProcess: @unchecked Sendable {
     /// Sends a control line, e.g. "0 reboot" or "2 hangup".
     func control(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    /// What one port did, from the simulator's closing `{"stats":[…]}` line.
+    struct Statistics: Decodable, Sendable {
+        var index: Int
+        var commands: Int
+        var reboots: Int
+        var pinEntries: Int
+        var overlappingCommands: Int
+
+        enum CodingKeys: String, CodingKey {
+            case index, commands, reboots
+            case pinEntries = "pin_entries"
+            case overlappingCommands = "overlapping_commands"
+        }
+    }
+
+    /// Stops the simulator and returns every port's counters.
+    func stopAndReadStatistics() async throws -> [Statistics] {
+        stop()
+        struct Summary: Decodable { var stats: [Statistics] }
+        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") where line.hasPrefix("{\"stats\"") {
+            return try JSONDecoder().decode(Summary.self, from: Data(line.utf8)).stats.sorted { $0.index < $1.index }
+        }
+        throw SimulatorFailure(description: "the simulator printed no statistics:\n\(text)")
     }
 
     /// Stops the simulator (SIGTERM) and waits for it.

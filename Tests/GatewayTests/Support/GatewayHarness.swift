@@ -16,6 +16,7 @@ final class GatewayHarness: Sendable {
     }
 
     let directory: URL
+    let ownsDirectory: Bool
     let registry: Registry
     let clock: ManualClock
     let gateway: Gateway
@@ -24,15 +25,23 @@ final class GatewayHarness: Sendable {
     private let runTask: Task<Void, Never>
     private let cursors = Cursors()
 
-    init(configuration: GatewayConfiguration = .testing(), clock: ManualClock = ManualClock()) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-gw-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path)
+    /// - Parameter directory: where the store is (a second gateway on the store of a first); a new
+    ///   temporary directory by default, removed with the harness.
+    init(
+        configuration: GatewayConfiguration = .testing(),
+        clock: ManualClock = ManualClock(),
+        directory: URL? = nil
+    ) throws {
+        self.ownsDirectory = directory == nil
+        self.directory =
+            directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-gw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        registry = try Registry(path: self.directory.appendingPathComponent("store.sqlite").path)
         self.clock = clock
         gateway = Gateway(
             configuration: configuration,
             registry: registry,
-            cloud: EmbeddedCloud(registry: registry),
+            cloud: EmbeddedCloud(),
             clock: clock
         )
         let changes = gateway.stateChanges()
@@ -47,7 +56,7 @@ final class GatewayHarness: Sendable {
     deinit {
         continuation.finish()
         runTask.cancel()
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     func appear(_ path: String, deviceKey: String? = nil, baudRates: [Int] = []) {

@@ -39,7 +39,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
-        var countWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var countWaiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -93,15 +93,28 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
     }
 
-    /// Suspends until at least `count` tasks are sleeping on this clock.
+    /// Suspends until at least `count` tasks are sleeping on this clock, or until the calling task
+    /// is cancelled (a test past its time limit must end, not hang the whole run).
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.countWaiters.append((count, continuation))
-                return false
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if state.sleepers.count >= count || Task.isCancelled { return true }
+                    state.countWaiters.append((id, count, continuation))
+                    return false
+                }
+                if ready { continuation.resume() }
             }
-            if ready { continuation.resume() }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let index = state.countWaiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.countWaiters.remove(at: index).continuation
+            }
+            waiter?.resume()
         }
     }
 

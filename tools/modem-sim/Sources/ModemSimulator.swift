@@ -97,6 +97,11 @@ public final class ModemSimulator: Sendable {
         loop?.perform { loop in loop.port(index)?.modem.apply(fault) }
     }
 
+    /// Plays `event` on port `index` (a SIM inserted, the network denying it, …).
+    public func trigger(_ event: SimulatedEvent, port index: Int) {
+        loop?.perform { loop in loop.port(index)?.modem.trigger(event) }
+    }
+
     /// Every port's counters so far.
     public func statistics() -> [SimulatedPortStatistics] {
         loop?.currentStatistics ?? []

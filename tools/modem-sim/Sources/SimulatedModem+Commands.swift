@@ -71,13 +71,11 @@ extension SimulatedModem {
         case "AT+CGMR", "AT+GMR": return .lines(family.revisionLines)
         case "AT+CGSN", "AT+GSN": return serialNumber(argument)
         case "AT+CIMI":
-            switch configuration.sim {
-            case .present: return .lines([family.imsi])
-            case .missing: return .cme(10)
-            case .pin: return .cme(11)
-            }
+            return simError ?? .lines([family.imsi])
         case family.iccidCommand:
-            guard configuration.sim != .missing else { return .cme(10) }
+            // The ICCID is readable from a locked SIM (EF-ICCID needs no PIN), not from an absent one.
+            if sim == .missing { return .cme(10) }
+            if sim == .failure { return .cme(13) }
             return .lines([family.iccidPrefix.map { info($0, family.iccid) } ?? family.iccid])
         case "AT+CMEE":
             if argument == "?" { return .lines([info("+CMEE", String(errorMode))]) }
@@ -85,12 +83,8 @@ extension SimulatedModem {
                 return .cme(50)
             }
             return Reply { [self] in errorMode = value }
-        case "AT+CPIN":
-            switch configuration.sim {
-            case .present: return .lines([info("+CPIN", "READY")])
-            case .missing: return .cme(10)
-            case .pin: return .lines([info("+CPIN", "SIM PIN")])
-            }
+        case "AT+CPIN": return simPINCommand(original)
+        case "AT+CPINR": return simRetriesCommand(original)
         case "AT+CFUN": return functionalityCommand(argument)
         case "AT+CEREG": return registrationSetting(argument, name: "+CEREG", range: 0...5, level: \.ceregLevel)
         case "AT+CREG": return registrationSetting(argument, name: "+CREG", range: 0...3, level: \.cregLevel)

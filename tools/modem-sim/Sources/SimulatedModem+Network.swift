@@ -22,6 +22,7 @@ extension SimulatedModem {
         lineBuffer.removeAll()
         functionality = family.initialFunctionality
         stat = 0
+        pinVerified = false
         answerQueueEnd = host.now
         after(family.bootDuration) { [self] in
             boot(cause: cause)
@@ -45,6 +46,7 @@ extension SimulatedModem {
         }
         if !bytes.isEmpty { send(bytes) }
         publish()
+        settleBusySIM()
         if functionality == 1 { startRegistration() }
     }
 
@@ -62,8 +64,9 @@ extension SimulatedModem {
     func startRegistration() {
         registrationEpoch += 1
         let epoch = registrationEpoch
-        guard functionality == 1, configuration.sim == .present else {
-            setStat(0)
+        guard functionality == 1, simUsable else {
+            // nRF91 says why it cannot register: stat 90, a UICC failure (its +CEREG extension).
+            setStat(sim == .failure && family.id == "nrf9160" ? 90 : 0)
             return
         }
         after(family.searchDelay) { [self] in
@@ -72,7 +75,7 @@ extension SimulatedModem {
         }
         after(family.registrationDelay) { [self] in
             guard epoch == registrationEpoch else { return }
-            switch configuration.registration {
+            switch scenario {
             case .home: setStat(1)
             case .roaming: setStat(5)
             case .denied: setStat(3)
@@ -98,7 +101,7 @@ extension SimulatedModem {
     }
 
     var rejectCause: Int {
-        if case .denied(let cause) = configuration.registration { return cause }
+        if case .denied(let cause) = scenario { return cause }
         return 0
     }
 

@@ -56,6 +56,13 @@ final class SimulatedModem {
     // MARK: Network and power state
 
     var stat = 0
+    /// The network's verdict from now on (the configuration's, until an event changes it).
+    var scenario: SimulatedPortConfiguration.Registration
+    /// The SIM as it is now (the configuration's, until an event changes it).
+    var sim: SimulatedPortConfiguration.SIM
+    var pin: String
+    var pinVerified = false
+    var pinAttemptsLeft = 3
     var registrationEpoch = 0
     var activityEpoch = 0
     var inPowerSaving = false
@@ -94,6 +101,10 @@ final class SimulatedModem {
         self.timeScale = timeScale
         self.random = SplitMix64(seed: seed &+ UInt64(index) &* 7919)
         self.functionality = configuration.family.initialFunctionality
+        self.scenario = configuration.registration
+        self.sim = configuration.sim
+        self.pin = configuration.pin
+        self.pinAttemptsLeft = configuration.pinAttempts
         self.answerQueueEnd = host.now
         self.statistics = SimulatedPortStatistics(index: index)
     }
@@ -230,6 +241,8 @@ final class SimulatedModem {
         let line = rawLine.trimmingCharacters(in: .whitespaces)
         guard !line.isEmpty, !booting else { return }
         statistics.commands += 1
+        // A command written before the previous one's answer went out: the host interleaved them.
+        if answerQueueEnd > host.now { statistics.overlappingCommands += 1 }
         if inPowerSaving {
             leavePowerSaving()
             // BC95's low-power UART loses the command that woke it.
@@ -298,6 +311,7 @@ final class SimulatedModem {
 
     static let errorText = [
         3: "operation not allowed", 4: "operation not supported", 10: "SIM not inserted", 11: "SIM PIN required",
+        12: "SIM PUK required", 13: "SIM failure", 14: "SIM busy", 16: "incorrect password",
         30: "no network service", 50: "incorrect parameters",
     ]
 }

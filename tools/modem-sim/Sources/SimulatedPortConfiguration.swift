@@ -7,15 +7,20 @@ import Foundation
 ///
 /// | key | values |
 /// |---|---|
-/// | `sim` | `present` (default), `missing`, `pin` |
+/// | `sim` | `present` (default), `missing`, `pin` (locked; `AT+CPIN="<pin>"` opens it), `puk` (blocked), `failure` (`+CME ERROR: 13`), `busy` (`+CME ERROR: 14` for a second after boot) |
+/// | `pin` | the SIM's PIN (default `1234`); three wrong ones block it behind the PUK `12345678` |
+/// | `pin-attempts` | PIN attempts left at power-on (1 to 3, default 3) |
 /// | `registration` | `home` (default), `roaming`, `denied` (reject cause 15), `denied:N`, `never` (searches forever) |
 /// | `psm` | `off` (default), `on`: the network grants PSM (Active-Time 60 s, Periodic-TAU 24 h) |
 /// | `baud` | a fixed speed overriding the family's |
 /// | `fault` | see ``SimulatedFault``; repeatable |
 public struct SimulatedPortConfiguration: Sendable {
     public enum SIM: String, Sendable, Hashable {
-        case present, missing, pin
+        case present, missing, pin, puk, failure, busy
     }
+
+    /// The PUK of every simulated SIM.
+    public static let puk = "12345678"
 
     public enum Registration: Sendable, Hashable {
         case home
@@ -26,6 +31,10 @@ public struct SimulatedPortConfiguration: Sendable {
 
     public var family: SimulatedFamily
     public var sim: SIM
+    /// The SIM's PIN (``SIM/pin``).
+    public var pin: String
+    /// PIN attempts left at power-on.
+    public var pinAttempts = 3
     public var registration: Registration
     public var powerSaving: Bool
     public var faults: [SimulatedFault]
@@ -33,12 +42,14 @@ public struct SimulatedPortConfiguration: Sendable {
     public init(
         family: SimulatedFamily,
         sim: SIM = .present,
+        pin: String = "1234",
         registration: Registration = .home,
         powerSaving: Bool = false,
         faults: [SimulatedFault] = []
     ) {
         self.family = family
         self.sim = sim
+        self.pin = pin
         self.registration = registration
         self.powerSaving = powerSaving
         self.faults = faults
@@ -64,9 +75,19 @@ public struct SimulatedPortConfiguration: Sendable {
             switch key {
             case "sim":
                 guard let sim = SIM(rawValue: value.lowercased()) else {
-                    throw SimulatorConfigurationError("sim=\(value): use present, missing or pin")
+                    throw SimulatorConfigurationError("sim=\(value): use present, missing, pin, puk, failure or busy")
                 }
                 self.sim = sim
+            case "pin":
+                guard (4...8).contains(value.count), value.allSatisfy(\.isNumber) else {
+                    throw SimulatorConfigurationError("pin=\(value): a PIN is 4 to 8 digits")
+                }
+                pin = value
+            case "pin-attempts":
+                guard let attempts = Int(value), (1...3).contains(attempts) else {
+                    throw SimulatorConfigurationError("pin-attempts=\(value): use 1, 2 or 3")
+                }
+                pinAttempts = attempts
             case "registration", "reg":
                 switch value.lowercased() {
                 case "home": registration = .home
@@ -93,7 +114,7 @@ public struct SimulatedPortConfiguration: Sendable {
                 faults.append(try SimulatedFault(spec: value))
             default:
                 throw SimulatorConfigurationError(
-                    "unknown option \(key.debugDescription) in \(spec.debugDescription); use sim, registration, psm, baud or fault"
+                    "unknown option \(key.debugDescription) in \(spec.debugDescription); use sim, pin, pin-attempts, registration, psm, baud or fault"
                 )
             }
         }

@@ -13,6 +13,11 @@ public struct SimulatedPortStatistics: Sendable, Hashable, Codable {
     /// How much later than scripted the answers actually went out, summed: the simulator's own
     /// scheduling delay (one thread serving every port), to be told apart from the host's.
     public var lateness: Duration = .zero
+    /// `AT+CPIN=` commands received (PINs and PUKs entered).
+    public var pinEntries = 0
+    /// Commands received while the answer to the previous one was still due: a host that does not
+    /// wait for each final result (an interleaving bug). 0 for a correct host.
+    public var overlappingCommands = 0
 
     public init(
         index: Int,

@@ -13,10 +13,13 @@ struct ModemSimulatorCommand: ParsableCommand {
             then serves until SIGTERM/SIGINT, and prints {"stats":[...]} on the way out.
 
             PORT is FAMILY[,key=value...]: families \(SimulatedFamily.all.map(\.id).joined(separator: ", ")); \
-            keys sim=present|missing|pin, registration=home|roaming|denied[:N]|never, psm=on|off, baud=N, \
+            keys sim=present|missing|pin|puk|failure|busy, pin=DIGITS, registration=home|roaming|denied[:N]|never, \
+            psm=on|off, baud=N, \
             fault=garbage|urc-in-response|no-answer:CMD|reboot[:N]|hangup[:N]|errors (repeatable).
 
-            While running, a line "INDEX FAULT" on stdin injects a fault into a port (e.g. "0 hangup", "2 reboot").
+            While running, a line "INDEX FAULT" on stdin injects a fault into a port (e.g. "0 hangup", "2 reboot"), \
+            and "INDEX EVENT" plays an event (insert-sim, insert-sim-quietly, remove-sim, register, deny[:N], \
+            lose-network, radio-off).
             """
     )
 
@@ -80,8 +83,15 @@ struct ModemSimulatorCommand: ParsableCommand {
                 let words = line.split(separator: " ", maxSplits: 1).map(String.init)
                 guard words.count == 2, let index = Int(words[0]), started.indices.contains(index) else {
                     FileHandle.standardError.write(
-                        Data("nbgw-modem-sim: ignoring \(line.debugDescription): use \"INDEX FAULT\"\n".utf8)
+                        Data(
+                            "nbgw-modem-sim: ignoring \(line.debugDescription): use \"INDEX FAULT\" or \"INDEX EVENT\"\n"
+                                .utf8
+                        )
                     )
+                    continue
+                }
+                if let event = try? SimulatedEvent(spec: words[1]) {
+                    simulator.trigger(event, port: index)
                     continue
                 }
                 do {
@@ -104,6 +114,8 @@ struct ModemSimulatorCommand: ParsableCommand {
                 var bytes_received: Int
                 var bytes_sent: Int
                 var reboots: Int
+                var pin_entries: Int
+                var overlapping_commands: Int
             }
             var stats: [Entry]
         }
@@ -116,7 +128,9 @@ struct ModemSimulatorCommand: ParsableCommand {
                     lateness_ms: $0.latenessMilliseconds,
                     bytes_received: $0.bytesReceived,
                     bytes_sent: $0.bytesSent,
-                    reboots: $0.reboots
+                    reboots: $0.reboots,
+                    pin_entries: $0.pinEntries,
+                    overlapping_commands: $0.overlappingCommands
                 )
             }
         )

@@ -11,8 +11,8 @@ struct DescribeCommand: ParsableCommand {
     @Argument(help: "The kind: \(FakeModuleKind.all.map(\.id).joined(separator: ", ")).")
     var kind: String
 
-    @Option(help: "Serial number.")
-    var serial = "0123abcd"
+    @Option(help: "Serial number (default: the kind's own, else 0123abcd).")
+    var serial: String?
 
     @Option(help: "Root-hub port (1-…).")
     var usbPort = 1
@@ -33,7 +33,7 @@ struct DescribeCommand: ParsableCommand {
         let record = FakeModuleRecord(
             kind: kind,
             usbPort: usbPort,
-            serial: serial,
+            serial: serial ?? kind.serial ?? "0123abcd",
             firstTTY: firstTTY,
             stockProperties: !bare
         )

@@ -3,7 +3,10 @@ import Discovery
 /// JSON shapes shared by `list` and `watch`.
 enum DiscoveryOutput {
     static func decision(_ decision: CandidateDecision) -> [String: Any?] {
-        ["probe": decision.isProbe, "dialectHint": decision.dialectHint, "reason": decision.reason]
+        [
+            "probe": decision.isProbe, "action": decision.action.rawValue, "dialectHint": decision.dialectHint,
+            "reason": decision.reason, "source": JSONOutput.object(decision.source),
+        ]
     }
 
     static func port(_ port: UdevPort, event: String, policy: CandidatePolicy) -> [String: Any?] {

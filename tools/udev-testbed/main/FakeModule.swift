@@ -16,6 +16,8 @@ final class FakeModule {
     private var masters: [Int32] = []
     /// The ptys' slaves (`/dev/pts/N`), whose entries in umockdev's pty map go with the module.
     private var slavePaths: [String] = []
+    /// The devnodes of the simulator's ports, in its port order (its statistics' indices).
+    private var playedDevnodes: [String] = []
 
     /// Builds the module, adds it to `testbed` (which announces it with `add` uevents) and starts a
     /// simulator on every interface that has a family. `ordinal` shifts the IMEI so that every
@@ -24,6 +26,7 @@ final class FakeModule {
         name: String,
         kind: FakeModuleKind,
         familyOverride: String?,
+        properties: [String: String] = [:],
         ordinal: Int,
         firstTTY: Int,
         stockProperties: Bool,
@@ -31,13 +34,14 @@ final class FakeModule {
         testbed: Testbed
     ) throws {
         self.name = name
-        let serial = String(format: "%08x", UInt32(truncatingIfNeeded: Self.hash(name)))
+        let serial = kind.serial ?? String(format: "%08x", UInt32(truncatingIfNeeded: Self.hash(name)))
         record = FakeModuleRecord(
             kind: kind,
             usbPort: ordinal,
             serial: serial,
             firstTTY: firstTTY,
-            stockProperties: stockProperties
+            stockProperties: stockProperties,
+            extraProperties: properties
         )
         // Families first, so that a bad FAMILY fails before anything is plugged in. One simulator plays all
         // of the module's ports on one thread; it numbers them 0, 1, … and adds that number to the IMEI,
@@ -70,6 +74,7 @@ final class FakeModule {
             let slavePath = try testbed.slavePath(devnode: port.devnode)
             masters.append(master)
             slavePaths.append(slavePath)
+            playedDevnodes.append(port.devnode)
             adopted.append((configuration, .init(descriptor: master, slavePath: slavePath, path: port.devnode)))
         }
         if !adopted.isEmpty {
@@ -108,6 +113,25 @@ final class FakeModule {
         masters.removeAll()
     }
 
+    /// What each played port received and sent so far: `{"event":"stats","name":…,"ports":[…]}`. A port
+    /// nobody plays (a dead interface) is left out.
+    var statistics: [String: Any?] {
+        let counters = simulators.flatMap { $0.statistics() }
+        return [
+            "event": "stats",
+            "name": name,
+            "ports": counters.compactMap { counter -> [String: Any]? in
+                guard counter.index < playedDevnodes.count else { return nil }
+                return [
+                    "devnode": playedDevnodes[counter.index],
+                    "bytesReceived": counter.bytesReceived,
+                    "bytesSent": counter.bytesSent,
+                    "commands": counter.commands,
+                ]
+            },
+        ]
+    }
+
     /// The JSON line announcing the module.
     var summary: [String: Any?] {
         [
@@ -120,6 +144,7 @@ final class FakeModule {
             "usbDevice": record.usbDeviceSyspath,
             "family": family,
             "imei": imei,
+            "properties": record.extraProperties.isEmpty ? nil : record.extraProperties,
             "ports": record.ports.map { port -> [String: Any] in
                 [
                     "devnode": port.devnode,

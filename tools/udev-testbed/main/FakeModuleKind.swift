@@ -18,6 +18,8 @@ struct FakeModuleKind: Sendable {
     /// The usb-serial port driver (`option1`, `cp210x`), nil for CDC ACM (tty directly under the interface).
     var serialDriver: String?
     var interfaces: [Interface]
+    /// A fixed USB serial number (a board whose maker programmed one); nil derives it from the module's name.
+    var serial: String? = nil
 
     var usesACM: Bool { serialDriver == nil }
 
@@ -99,6 +101,31 @@ struct FakeModuleKind: Sendable {
             driver: "ch341",
             serialDriver: "ch341-uart",
             interfaces: [.init(number: 0, role: "bridge", family: "generic")]
+        ),
+        // Not a modem: a Sonoff ZBDongle-P Zigbee coordinator, a CP2102N with ITead's strings. Played by a
+        // silent port that counts what it receives: discovery must leave it alone unless told otherwise.
+        FakeModuleKind(
+            id: "zigbee",
+            vendorID: "10c4",
+            productID: "ea60",
+            manufacturer: "ITead",
+            product: "Sonoff Zigbee 3.0 USB Dongle Plus",
+            driver: "cp210x",
+            serialDriver: "cp210x",
+            interfaces: [.init(number: 0, role: "zigbee", family: "diag")]
+        ),
+        // A Quectel BC66 on a board behind a CP2102 whose maker programmed the serial number: the board
+        // udev-rules/89-nbgw-local.rules.example opts in by that serial.
+        FakeModuleKind(
+            id: "bc66board",
+            vendorID: "10c4",
+            productID: "ea60",
+            manufacturer: "Silicon Labs",
+            product: "CP2102 USB to UART Bridge Controller",
+            driver: "cp210x",
+            serialDriver: "cp210x",
+            interfaces: [.init(number: 0, role: "bridge", family: "bc66")],
+            serial: "BC66-0001"
         ),
         // Not a modem: an Arduino Uno's CDC ACM port, which discovery must leave alone.
         FakeModuleKind(

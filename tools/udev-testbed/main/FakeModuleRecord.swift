@@ -27,13 +27,23 @@ struct FakeModuleRecord {
     /// Whether to add the properties udevd's stock rules would (`60-serial.rules`: `usb_id`, `path_id`, by-id and
     /// by-path links). Our own rules' `ID_NBGW_*` are never faked.
     let stockProperties: Bool
+    /// udev properties put on every tty, as a local rule would (`ID_NBGW_PROBE=1`), with or without the stock ones.
+    let extraProperties: [String: String]
 
     /// `firstTTY`: the number of the module's first ttyUSB/ttyACM node.
-    init(kind: FakeModuleKind, usbPort: Int, serial: String, firstTTY: Int, stockProperties: Bool) {
+    init(
+        kind: FakeModuleKind,
+        usbPort: Int,
+        serial: String,
+        firstTTY: Int,
+        stockProperties: Bool,
+        extraProperties: [String: String] = [:]
+    ) {
         self.kind = kind
         self.usbPort = usbPort
         self.serial = serial
         self.stockProperties = stockProperties
+        self.extraProperties = extraProperties
         let device = "\(Self.hostController)/1-\(usbPort)"
         usbDeviceSyspath = "/sys" + device
         ports = kind.interfaces.enumerated().map { offset, interface in
@@ -152,6 +162,9 @@ struct FakeModuleRecord {
                 """
             if stockProperties {
                 tty += "\n" + stockLines(port: port, interfaceNumber: number).joined(separator: "\n")
+            }
+            for (key, value) in extraProperties.sorted(by: { $0.key < $1.key }) {
+                tty += "\nE: \(key)=\(value)"
             }
             paragraphs.append(tty)
         }

@@ -8,7 +8,8 @@ import Glibc
 
 /// `at`: opens serial ports the way a host does (raw mode, a speed), sends one AT command and prints
 /// `{"event":"at","devnode":...,"lines":[...],"final":"OK","milliseconds":...}` per port. With
-/// `--candidates` the ports are the ones the standard policy would probe, found by the Discovery library.
+/// `--candidates` the ports are the ones the candidate policy (``PolicyOptions``) would probe, found by the
+/// Discovery library.
 /// With `--hold` it then keeps the ports open, reading, until each hangs up (an unplug), and prints
 /// `{"event":"hangup","devnode":...,"errno":5}` for each.
 struct SendATCommand: ParsableCommand {
@@ -20,8 +21,10 @@ struct SendATCommand: ParsableCommand {
     @Argument(help: "Device nodes, e.g. /dev/ttyUSB2.")
     var devnodes: [String] = []
 
-    @Flag(help: "Talk to every port the standard candidate policy would probe.")
+    @Flag(help: "Talk to every port the candidate policy would probe.")
     var candidates = false
+
+    @OptionGroup var selection: PolicyOptions
 
     @Option(help: "The command line, without the CR.")
     var command = "AT"
@@ -50,7 +53,8 @@ struct SendATCommand: ParsableCommand {
         var targets = devnodes
         if candidates {
             let discovery = try UdevDiscovery()
-            targets += try discovery.enumerate().filter { CandidatePolicy.standard.decide($0).isProbe }.map(\.devnode)
+            let policy = try selection.policy()
+            targets += try discovery.enumerate().filter { policy.decide($0).isProbe }.map(\.devnode)
         }
         var failures = 0
         var held: [(devnode: String, fd: Int32)] = []

@@ -69,7 +69,7 @@ final class TestbedServer: @unchecked Sendable {
             return
         case "add":
             guard let spec = ModuleSpec(words: Array(words.dropFirst())) else {
-                return report("cannot read \(line.debugDescription): use add KIND NAME [FAMILY]")
+                return report("cannot read \(line.debugDescription): use add KIND NAME [FAMILY] [KEY=VALUE]…")
             }
             guard modules[spec.name] == nil else { return report("a module named \(spec.name) is plugged in already") }
             do {
@@ -83,10 +83,18 @@ final class TestbedServer: @unchecked Sendable {
             }
             module.unplug(from: testbed)
             JSONOutput.emit(["event": "removed", "name": module.name, "ports": module.record.ports.map(\.devnode)])
+        case "stats":
+            guard words.count == 2, let module = modules[words[1]] else {
+                return report("cannot read \(line.debugDescription): use stats NAME of a plugged-in module")
+            }
+            JSONOutput.emit(module.statistics)
         case "quit":
             finish(status: child == nil ? 0 : nil)
         default:
-            report("unknown command \(line.debugDescription): use add KIND NAME [FAMILY], remove NAME or quit")
+            report(
+                "unknown command \(line.debugDescription): use add KIND NAME [FAMILY] [KEY=VALUE]…, remove NAME, "
+                    + "stats NAME or quit"
+            )
         }
     }
 
@@ -97,6 +105,7 @@ final class TestbedServer: @unchecked Sendable {
             name: spec.name,
             kind: spec.kind,
             familyOverride: spec.family,
+            properties: spec.properties,
             ordinal: ordinal,
             firstTTY: firstTTY,
             stockProperties: stockProperties,

@@ -17,13 +17,16 @@ struct WatchCommand: AsyncParsableCommand {
     /// second is generous even on a loaded CI machine.
     static let threadExitBudget: Duration = .seconds(2)
 
+    @OptionGroup var selection: PolicyOptions
+
     func run() async throws {
         let discovery = try UdevDiscovery()
+        let policy = try selection.policy()
         let consumer = Task {
             for await event in discovery.events() {
                 switch event {
                 case .added(let port):
-                    JSONOutput.emit(DiscoveryOutput.port(port, event: "added", policy: .standard))
+                    JSONOutput.emit(DiscoveryOutput.port(port, event: "added", policy: policy))
                 case .removed(let devnode, let syspath):
                     JSONOutput.emit(["event": "removed", "devnode": devnode, "syspath": syspath])
                 }

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// The shipped unit's sandbox lets the daemon do what its hooks and its journald logging need,
+/// checked against this machine's systemd (`systemd-analyze syscall-filter` expands the groups the
+/// unit names).
+@Suite("systemd unit hardening")
+struct UnitHardeningTests {
+    /// What `HookRunner` and `JournalSink` call, with glibc 2.36: `posix_spawn` is `clone3` (else
+    /// `clone`) with `CLONE_VFORK`, the child's `close_range`, `dup2`/`dup3`, `setpgid`,
+    /// `rt_sigaction`, `rt_sigprocmask`, `chdir`, `execve`; the parent's `pipe2`, `pidfd_open`,
+    /// `poll`/`ppoll`, `read`, `wait4`, `kill`; the journal's `socket`, `sendto`, `setsockopt`.
+    /// Why `clone3` matters: with `SystemCallErrorNumber=EPERM` a filtered `clone3` fails with
+    /// EPERM, and glibc falls back to `clone` only on ENOSYS.
+    static let needed = [
+        "clone3", "clone", "vfork", "close_range", "dup2", "dup3", "setpgid", "rt_sigaction", "rt_sigprocmask",
+        "chdir", "execve", "pipe2", "pidfd_open", "poll", "ppoll", "read", "wait4", "kill", "socket", "sendto",
+        "setsockopt", "fstat", "newfstatat",
+    ]
+
+    static var unit: String {
+        get throws {
+            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent()
+            return try String(
+                contentsOf: root.appendingPathComponent("packaging/systemd/nbgwd.service"),
+                encoding: .utf8
+            )
+        }
+    }
+
+    /// The values of `key=` lines in the unit.
+    static func values(_ key: String) throws -> [String] {
+        try unit.split(separator: "\n").filter { $0.hasPrefix(key + "=") }.flatMap {
+            $0.dropFirst(key.count + 1).split(separator: " ").map(String.init)
+        }
+    }
+
+    @Test("SystemCallFilter allows every system call the hooks and the journal writer make")
+    func systemCalls() throws {
+        let filter = try Self.values("SystemCallFilter")
+        #expect(!filter.isEmpty)
+        #expect(!filter.contains { $0.hasPrefix("~") }, "a deny list: extend this test")
+        let tool = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            Issue.record("\(tool) is missing (Debian's systemd package): cannot expand \(filter)")
+            return
+        }
+        var allowed = Set<String>()
+        var groups = filter.filter { $0.hasPrefix("@") }
+        var expanded = Set<String>()
+        allowed.formUnion(filter.filter { !$0.hasPrefix("@") })
+        while let group = groups.popLast() {
+            guard expanded.insert(group).inserted else { continue }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = ["syscall-filter", group]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "systemd-analyze syscall-filter \(group)")
+            // Members are indented: system calls, and "@group" names, expanded in turn.
+            for line in text.split(separator: "\n") where line.hasPrefix(" ") {
+                let name = line.trimmingCharacters(in: .whitespaces)
+                if name.hasPrefix("@") {
+                    groups.append(name)
+                } else if !name.hasPrefix("#"), !name.isEmpty {
+                    allowed.insert(name)
+                }
+            }
+        }
+        let missing = Self.needed.filter { !allowed.contains($0) }
+        #expect(missing.isEmpty, "SystemCallFilter=\(filter.joined(separator: " ")) forbids \(missing)")
+    }
+
+    @Test("the unit keeps AF_UNIX (journald's socket) and does not forbid exec or forks")
+    func sandbox() throws {
+        #expect(try Self.values("RestrictAddressFamilies").contains("AF_UNIX"))
+        let unit = try Self.unit
+        // Settings that would stop the hooks: no exec of anything but the daemon, no new processes.
+        for forbidding in ["NoExecPaths=/", "TasksMax=1\n", "LimitNPROC=1\n", "ExecPaths="] {
+            #expect(!unit.contains(forbidding), "\(forbidding) would stop the state-change hooks")
+        }
+    }
+}
