@@ -233,10 +233,16 @@ extension DaemonConfiguration {
             // A url alone names its cloud, as `--cloud URL` does.
             if let selection = try? CloudCatalogue.selection(spec: url) { cloud.mode = selection.mode }
         }
-        if !cloud.isRemote, cloud.url != nil, table["mode"] != nil {
+        if !cloud.isRemote, let url = cloud.url {
+            // Without a mode, a url no remote cloud claims (`htps://…`, `""`) used to leave the local
+            // cloud running and the url ignored, and --check-config printed a file nbgwd refuses
+            // (fuzz-toml).
             reader.report(
                 "cloud.url",
-                "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
+                table["mode"] != nil
+                    ? "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
+                    : "\(url.escapedForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
+                        + "of that cloud (\(modes)), or remove the url for the local cloud"
             )
         }
         let ownKeys = CloudCatalogue.adapter(mode: cloud.mode)?.settingsKeys ?? []

@@ -139,4 +139,21 @@ struct DaemonConfigurationFuzzFindingsTests {
             return !message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" || $0.value == 0x7F }
         }
     }
+
+    /// `[cloud] url` without `mode`, naming no remote cloud: nbgwd ran the local cloud and ignored
+    /// the url, and `--check-config` rendered `mode = "local"` with the url, which nbgwd refuses.
+    @Test(
+        "A cloud url without a mode that names no remote cloud is refused on its line",
+        arguments: [
+            "[cloud]\nurl=\"\"", "[cloud]\nurl = \"htps://openapi.tuyaeu.com\"\n", "[cloud]\nurl = \"local\"\n",
+        ]
+    )
+    func cloudURLWithoutMode(_ text: String) {
+        #expect {
+            try DaemonConfiguration.parse(toml: text, file: "cloud.toml")
+        } throws: { error in
+            guard let problem = (error as? DaemonConfigurationError)?.problems.first else { return false }
+            return problem.key == "cloud.url" && problem.line == 2 && problem.message.contains("names no remote cloud")
+        }
+    }
 }
