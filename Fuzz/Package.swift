@@ -83,7 +83,9 @@ let package = Package(
 
         fuzzer("fuzz-qr", ["Pairing", "DeviceIdentity"]),
         fuzzer("fuzz-matter", ["Pairing"]),
-        fuzzer("fuzz-at", ["ATKit", "TestClocks"]),
+        fuzzer("fuzz-at-framer", ["ATKit"]),
+        fuzzer("fuzz-at-classifier", ["ATKit"]),
+        fuzzer("fuzz-at-session", ["ATKit", "TestClocks"]),
         fuzzer("fuzz-csv", ["Provisioning"]),
         fuzzer("fuzz-toml", ["Daemon"]),
         fuzzer("fuzz-ingest-json", ["Ingest"]),

@@ -3,9 +3,9 @@
 # least EXECUTIONS inputs (default 10 million), in rounds of tools/fuzz.sh, each round starting
 # from the corpus the previous ones grew, and stops at the first finding.
 #
-#   tools/fuzz-long.sh TARGET [EXECUTIONS]      e.g. nohup nice -n 19 tools/fuzz-long.sh fuzz-at &
+#   tools/fuzz-long.sh TARGET [EXECUTIONS]      e.g. nohup nice -n 19 tools/fuzz-long.sh fuzz-qr &
 #   tools/fuzz-long.sh all [EXECUTIONS]         every target, one after the other
-#   FUZZ_JOB=2 tools/fuzz-long.sh fuzz-at 5000000   a second process on the same corpus (2 cores)
+#   FUZZ_JOB=2 tools/fuzz-long.sh fuzz-at-session 5000000   a second process on the same corpus
 #
 # Why rounds: one process per million inputs bounds what a leak-tolerant target (fuzz-toml:
 # TOMLKit frees nothing) accumulates, and leaves a line per round in the summary. Prints, per
@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 
 target=${1:?usage: tools/fuzz-long.sh TARGET|all [EXECUTIONS]}
 goal=${2:-10000000}
+scratch=${FUZZ_SCRATCH:-.build-fuzz}
 
 long_run() {
     local target=$1 total=0 rounds=0 chunk=1000000
@@ -26,10 +27,10 @@ long_run() {
     started=$(date +%s)
     while ((total < goal)); do
         local runs=$((goal - total < chunk ? goal - total : chunk))
-        local log=".build-fuzz/logs/$target${FUZZ_JOB:+-$FUZZ_JOB}.log"
+        local log="$scratch/logs/$target${FUZZ_JOB:+-$FUZZ_JOB}.log"
         if ! tools/fuzz.sh "$target" 0 -- "-runs=$runs"; then
             echo "long run: $target${FUZZ_JOB:+ (job $FUZZ_JOB)} stopped by a finding after $total executions (see $log)" \
-                | tee -a .build-fuzz/long-runs.log >&2
+                | tee -a "$scratch/long-runs.log" >&2
             return 1
         fi
         local done_now
@@ -39,10 +40,10 @@ long_run() {
     done
     local cov corpus
     cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
-    corpus=$(ls ".build-fuzz/corpus/$target" | wc -l)
+    corpus=$(ls "$scratch/corpus/$target" | wc -l)
     echo "long run: $target${FUZZ_JOB:+ (job $FUZZ_JOB)}: $total executions in $rounds rounds, $(($(date +%s) - started)) s, 0 crashes," \
         "0 sanitizer reports, 0 timeouts; $cov; corpus $corpus files ($(date -u +%FT%TZ))" \
-        | tee -a .build-fuzz/long-runs.log >&2
+        | tee -a "$scratch/long-runs.log" >&2
 }
 
 if [ "$target" = all ]; then

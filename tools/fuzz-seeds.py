@@ -87,8 +87,9 @@ def transcript_bytes(text: str) -> bytes:
 
 
 def at_scripts() -> list[bytes]:
-    """Each fenced `at` block of docs/at-logs as a fuzz-at script: boot bytes, then `>COMMAND` and
-    the module's answer to it, segments separated by 0xFF (Fuzz/Targets/fuzz-at/FuzzAT.swift)."""
+    """Each fenced `at` block of docs/at-logs as an AT script: boot bytes, then `>COMMAND` and
+    the module's answer to it, segments separated by 0xFF (Fuzz/Support/FuzzSupport/ATScript.swift;
+    the seeds of fuzz-at-framer, fuzz-at-classifier and fuzz-at-session)."""
     scripts = []
     for path in sorted((ROOT / "docs" / "at-logs").glob("*.md")):
         for block in re.findall(r"```at\n(.*?)```", path.read_text(encoding="utf-8"), re.S):

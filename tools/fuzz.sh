@@ -7,8 +7,9 @@
 #   tools/fuzz.sh --list                                   the targets
 #
 # Builds once into .build-fuzz/ (release, libFuzzer instrumentation and AddressSanitizer). Each run
-# starts from the committed seeds and regression inputs (Fuzz/Corpus/TARGET) plus what earlier
-# runs found (.build-fuzz/corpus/TARGET, kept between runs), with the target's dictionary. A crash,
+# starts from the committed seeds and regression inputs (Fuzz/Corpus/TARGET; Fuzz/Corpus/fuzz-at for
+# the three AT targets) plus what earlier runs found (.build-fuzz/corpus/TARGET, kept between
+# runs), with the target's dictionary. A crash,
 # a sanitizer report, a leak, a timeout (10 s for one input) or an out-of-memory stops the run,
 # exits non-zero and leaves the input in .build-fuzz/artifacts/TARGET/ (minimise it with
 # `-minimize_crash=1 -runs=100000`, see docs/fuzzing.md). A long run, for example 10 million
@@ -16,12 +17,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(fuzz-qr fuzz-matter fuzz-at fuzz-csv fuzz-toml fuzz-ingest-json fuzz-tuya-envelope)
-scratch=.build-fuzz
+targets=(
+    fuzz-qr fuzz-matter fuzz-at-framer fuzz-at-classifier fuzz-at-session fuzz-csv fuzz-toml fuzz-ingest-json
+    fuzz-tuya-envelope
+)
+# FUZZ_SCRATCH: another build directory (a second build beside a long run that uses .build-fuzz).
+scratch=${FUZZ_SCRATCH:-.build-fuzz}
+
+# The committed seeds and regression inputs of a target: the three AT targets read the same scripts.
+seeds() {
+    case "$1" in
+    fuzz-at-*) echo Fuzz/Corpus/fuzz-at ;;
+    *) echo "Fuzz/Corpus/$1" ;;
+    esac
+}
 
 dictionaries() {
     case "$1" in
-    fuzz-at) echo at ;;
+    fuzz-at-*) echo at ;;
     fuzz-qr | fuzz-matter) echo "qr json" ;;
     fuzz-ingest-json | fuzz-tuya-envelope) echo json ;;
     fuzz-toml) echo toml ;;
@@ -86,10 +99,10 @@ run() {
     # suppressions are TOMLKit's own allocations (Fuzz/lsan-suppressions.txt says why). The Swift
     # runtime's backtracer is off: libFuzzer prints the stack, and minimising reruns crashes often.
     # ASan keeps 8 frames per allocation stack (not 30) and does not fill new allocations: both
-    # were a third of fuzz-at's time (perf), and neither changes what is detected.
+    # were a third of the AT session target's time (perf), and neither changes what is detected.
     ASAN_OPTIONS="malloc_context_size=8:max_malloc_fill_size=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
     LSAN_OPTIONS="suppressions=$PWD/Fuzz/lsan-suppressions.txt:print_suppressions=0" SWIFT_BACKTRACE=enable=no \
-        "$binary" "${flags[@]}" "$@" "$corpus" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+        "$binary" "${flags[@]}" "$@" "$corpus" "$(seeds "$target")" >"$log" 2>&1 || status=$?
     local runs cov
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1 || true)
     cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
@@ -116,7 +129,10 @@ all)
     seconds=${2:-60}
     shift $(($# >= 2 ? 2 : 1))
     [ "${1:-}" = "--" ] && shift
-    printf '%s\n' "${targets[@]}" | grep -qx "$target" || { echo "fuzz: unknown target $target (--list)" >&2; exit 2; }
+    # A loop, not printf | grep -q: with pipefail, grep's early exit can fail the pipe (SIGPIPE).
+    known=0
+    for each in "${targets[@]}"; do [ "$each" = "$target" ] && known=1; done
+    [ "$known" = 1 ] || { echo "fuzz: unknown target $target (--list)" >&2; exit 2; }
     run "$target" "$seconds" "$@"
     ;;
 esac

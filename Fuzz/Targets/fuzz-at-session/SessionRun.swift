@@ -23,7 +23,7 @@ final class SessionRun: @unchecked Sendable {
     static let step: Duration = .seconds(30)
 
     /// Plays `script`; `split` seeds the chunking of every modem segment (nil: one chunk each).
-    static func play(_ script: FuzzAT.Script, split: UInt64?) -> SessionRun {
+    static func play(_ script: ATScript, split: UInt64?) -> SessionRun {
         let run = SessionRun()
         var generator = SplitMix64(seed: split ?? 0)
         func chunks(_ bytes: [UInt8]) -> [[UInt8]] {
