@@ -47,4 +47,15 @@ fi
 
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH; install Swift 6 first" >&2; exit 1; }
 swift package resolve >/dev/null
+
+# The contract checks' Python tools (openapi-spec-validator, schemathesis), pinned, in a
+# virtualenv of their own (.build-venv/, ignored by git like every .build* folder).
+command -v python3 >/dev/null || { echo "setup: python3 is not on PATH; install it (Debian: python3-venv)" >&2; exit 1; }
+if [ ! -x .build-venv/bin/python ]; then
+    python3 -m venv .build-venv
+fi
+if ! .build-venv/bin/pip install --quiet --disable-pip-version-check -r tools/contract/requirements.txt; then
+    echo "setup: could not install tools/contract/requirements.txt from PyPI into .build-venv" >&2
+    exit 1
+fi
 echo "setup: done"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: builds every product first (the CLI and daemon tests run the real
 # `nbgw`, `nbgwd`, `nbgw-modem-sim` and `nbgw-udev-testbed` binaries), then `swift test` in three
-# processes. Why three: the real-process suites wait on child processes and the in-process suites
-# run dozens of simulated modems; in one process on a two-core machine they share a two-thread
-# cooperative pool and starve each other's time limits. Arguments (e.g. --filter X) run one
-# `swift test` with them instead.
+# processes, then the HTTP contract checks (docs/ingest.md) and the fuzz targets
+# (docs/fuzzing.md). Why three processes: the real-process suites wait on child processes and the
+# in-process suites run dozens of simulated modems; in one process on a two-core machine they share
+# a two-thread cooperative pool and starve each other's time limits. Arguments (e.g. --filter X)
+# run one `swift test` with them instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests --explicit-target-dependency-import-check error
@@ -23,3 +24,8 @@ swift test --skip-build --filter 'nbgwTests'
 swift test --skip-build --filter 'DaemonTests'
 # The web console in headless Chromium against the real daemon (fails if the browser is missing).
 tools/test-console.sh
+# The HTTP contracts against the real servers (schemathesis, fixed seed, bounded budget).
+tools/api-contract.sh
+# Every fuzz target briefly: builds Fuzz/ (libFuzzer + AddressSanitizer), replays the seeds and
+# the regression inputs, then fuzzes; any crash, sanitizer report or broken property fails CI.
+tools/fuzz.sh all 15

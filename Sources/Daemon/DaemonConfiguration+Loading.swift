@@ -18,16 +18,6 @@ extension DaemonConfiguration {
         public static let cloudURL = "NBGW_CLOUD_URL"
     }
 
-    /// Where the effective configuration came from, for `--check-config` and the start-up log.
-    public struct Sources: Sendable, Equatable {
-        /// The config file read, or nil when running on the built-in defaults.
-        public var file: String?
-        /// Environment variables that overrode a setting.
-        public var environment: [String]
-        /// True when flags overrode a setting.
-        public var flags: Bool
-    }
-
     /// Loads the effective configuration: built-in defaults, then the file (`explicitPath`, else
     /// `defaultPath` when it exists), then the environment (`NBGW_DB`, `NBGW_CLOUD_URL`), then the
     /// flags, and validates the result (an HTTP cloud's URL and credentials included).

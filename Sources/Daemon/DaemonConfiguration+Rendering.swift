@@ -1,6 +1,17 @@
 import Control
 
 extension DaemonConfiguration {
+    /// Where the effective configuration came from, for `--check-config` and the start-up log
+    /// (declared here, with the rendering that prints it, so the reader builds without the loader).
+    public struct Sources: Sendable, Equatable {
+        /// The config file read, or nil when running on the built-in defaults.
+        public var file: String?
+        /// Environment variables that overrode a setting.
+        public var environment: [String]
+        /// True when flags overrode a setting.
+        public var flags: Bool
+    }
+
     /// The effective configuration as a TOML document (what `nbgwd --check-config` prints): every
     /// key with its value, secrets left out. Feeding it back to ``parse(toml:file:)`` gives the
     /// same configuration (without the secret).

@@ -21,6 +21,16 @@ extension DaemonConfiguration {
     /// - Throws: every problem found (syntax error with its line; unknown keys; wrong types;
     ///   values out of range), each naming the key and its line.
     public static func parse(toml text: String, file: String?) throws(DaemonConfigurationError) -> DaemonConfiguration {
+        if let problem = TOMLPreflight.problem(in: text) {
+            throw DaemonConfigurationError(
+                file: file,
+                key: nil,
+                line: problem.line,
+                "TOML syntax error at column \(problem.column): found \(problem.foundDescription), expected "
+                    + "\(problem.expected); fix the syntax (https://toml.io/en/v1.0.0), or start from "
+                    + "examples/nbgwd.toml"
+            )
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -29,7 +39,10 @@ extension DaemonConfiguration {
                 file: file,
                 key: nil,
                 line: error.source.begin.line,
-                "TOML syntax error: \(error.description) (column \(error.source.begin.column)); fix the syntax "
+                // toml++ quotes the offending source text in its description: escaped, as every echo of
+                // the file is (fuzz-toml found a raw tab; an ESC would reach the operator's terminal).
+                "TOML syntax error: \(error.description.escapedForDisplay(limit: 200)) (column "
+                    + "\(error.source.begin.column)); fix the syntax "
                     + "(https://toml.io/en/v1.0.0), or start from examples/nbgwd.toml"
             )
         } catch {
@@ -223,10 +236,16 @@ extension DaemonConfiguration {
             // A url alone names its cloud, as `--cloud URL` does.
             if let selection = try? CloudCatalogue.selection(spec: url) { cloud.mode = selection.mode }
         }
-        if !cloud.isRemote, cloud.url != nil, table["mode"] != nil {
+        if !cloud.isRemote, let url = cloud.url {
+            // Without a mode, a url no remote cloud claims (`htps://…`, `""`) used to leave the local
+            // cloud running and the url ignored, and --check-config printed a file nbgwd refuses
+            // (fuzz-toml).
             reader.report(
                 "cloud.url",
-                "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
+                table["mode"] != nil
+                    ? "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
+                    : "\(url.escapedForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
+                        + "of that cloud (\(modes)), or remove the url for the local cloud"
             )
         }
         let ownKeys = CloudCatalogue.adapter(mode: cloud.mode)?.settingsKeys ?? []

@@ -11,7 +11,7 @@ import Pairing
 /// A state-changing call made here without an idempotency key is tried once: a retry could act
 /// twice. Work that must get through goes through the caller's outbox, which keys every row.
 extension HTTPCloud {
-    /// The cloud's QR parse (§1.1): `{actionName, actionData}` for a label this cloud issued;
+    /// The cloud's QR parse (§1.1): `{action_name, action_data}` for a label this cloud issued;
     /// `QR_PROTOCOL_NOT_RECOGNIZED` for anything else.
     public func parseQR(_ code: String) async throws(NBGWError) -> CloudAPI.QRParseResult {
         try await nbgw { () async throws(TuyaCloudError) in try await requestParseQR(code, policy: nil) }

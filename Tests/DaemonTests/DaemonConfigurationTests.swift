@@ -117,10 +117,38 @@ struct DaemonConfigurationTests {
         #expect(configuration == DaemonConfiguration())
         let gateway = GatewayConfiguration()
         #expect(configuration.modem.registrationTimeout == gateway.registrationTimeout)
+        #expect(configuration.modem.signalPollInterval == gateway.signalPollInterval)
+        #expect(configuration.modem.backoffInitial == gateway.backoffInitial)
         #expect(configuration.modem.backoffCap == gateway.backoffCap)
+        #expect(configuration.modem.maxResets == gateway.maxResets)
+        #expect(configuration.modem.simPollInterval == gateway.simPollInterval)
         #expect(configuration.metrics.listen.isLoopback)
         #expect(configuration.ingest.enabled == false)
         #expect(configuration.discovery.udev)
+    }
+
+    @Test("every [cloud] setting of the HTTP cloud is read, checked by the cloud, and rendered but the secret")
+    func cloudSettingsKeys() throws {
+        let text = """
+            [cloud]
+            url = "https://cloud.example"
+            client_id = "abc123"
+            secret = "0123456789abcdef0123"
+            connect_timeout = 3
+            request_timeout = 7
+            max_attempts = 2
+            label_base = "https://labels.example/d/"
+            """
+        let configuration = try DaemonConfiguration.parse(toml: text, file: "cloud.toml")
+        #expect(configuration.cloud.mode == "http")
+        #expect(configuration.cloud.settings.count == 6)
+        try configuration.cloud.check(environment: [:])
+        let rendered = configuration.renderedTOML()
+        #expect(!rendered.contains("0123456789abcdef0123"), "the secret is never rendered")
+        #expect(rendered.contains("# secret is set (not shown)"))
+        var expected = configuration
+        expected.cloud.settings["secret"] = nil
+        #expect(try DaemonConfiguration.parse(toml: rendered, file: "rendered.toml") == expected)
     }
 
     @Test("examples/nbgwd.toml documents exactly the built-in defaults")

@@ -32,7 +32,7 @@ struct RetryPolicyTests {
         deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static let parseResult = #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"nb0123456789abcdefgh"}}"#
+    static let parseResult = #"{"action_name":"device_net_conn_bind_nb","action_data":{"id":"nb0123456789abcdefgh"}}"#
 
     @Test("Delays grow exponentially, are capped, and keep half of the cap fixed")
     func delays() {
