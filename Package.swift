@@ -387,6 +387,8 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Registry", "Pairing", "DeviceIdentity", "Cloud", "Ingest",
+                // Camera frames drawn from real QR codes (libqrencode).
+                "Labels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scratch=(); [[ -n "${SCRATCH_PATH:-}" ]] && scratch=(--scratch-path "$SCRATCH_PATH")
 bin="$(swift build "${scratch[@]}" --show-bin-path)"
-for tool in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/qrencode .build-venv/bin/python3; do
+for tool in /usr/bin/chromium /usr/bin/chromedriver /usr/bin/pdftoppm .build-venv/bin/python3; do
     [[ -x "$tool" ]] || { echo "test-console: $tool is missing; run tools/setup.sh (it installs it)" >&2; exit 1; }
 done
 for product in nbgw nbgwd nbgw-modem-sim; do

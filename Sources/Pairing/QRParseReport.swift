@@ -24,7 +24,7 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
     public var passcode: Int?
 
     /// lowerCamelCase with initialisms as words (`vendorId`, as `deviceId`), the naming of every
-    /// JSON key nbgw prints (docs/cli.md "JSON output").
+    /// JSON key nbgw prints (docs/cli.md "Output and errors").
     enum CodingKeys: String, CodingKey {
         case kind, actionName, actionData, origin, label, source, version
         case vendorID = "vendorId"

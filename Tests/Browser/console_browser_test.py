@@ -103,23 +103,38 @@ def free_port():
         return s.getsockname()[1]
 
 
-def qr_y4m(text, path, width=640, height=480):
-    """A Y4M video (Chromium's fake camera input) of `text` as a QR code, drawn by Debian's qrencode."""
-    xpm = subprocess.run(["qrencode", "-t", "XPM", "-s", "1", "-m", "4", "-o", "-", text], capture_output=True,
-                         text=True, check=True).stdout
-    lines = [line.strip().strip('",};') for line in xpm.splitlines() if line.strip().startswith('"')]
-    columns, rows_count = (int(v) for v in lines[0].split()[:2])
-    dark = lines[1][0] if "#000000" in lines[1] else lines[2][0]
-    rows = lines[3:3 + rows_count]
-    scale = min(width, height) * 3 // 4 // columns
-    x0, y0 = (width - columns * scale) // 2, (height - rows_count * scale) // 2
+def label_y4m(stack, imei, path, width=640, height=480):
+    """A Y4M video (Chromium's fake camera input) of the module's label as nbgw prints it: `nbgw labels`
+    renders it (libqrencode, cairo) as a 1-up PDF, poppler's pdftoppm rasterises it to 8-bit grey (PGM)."""
+    pdf = os.path.join(stack.dir, f"label-{imei}.pdf")
+    stack.nbgw("labels", imei, "--format", "pdf", "--paper", "roll", "--out", pdf)
+    base = os.path.join(stack.dir, f"label-{imei}")
+    subprocess.run(["pdftoppm", "-gray", "-singlefile", "-scale-to", str(width * 7 // 8), pdf, base], check=True,
+                   timeout=60)
+    with open(base + ".pgm", "rb") as f:
+        data = f.read()
+    # Netpbm's binary grey header: P5, width, height, maxval, one whitespace byte, then the pixels.
+    fields, offset = [], 0
+    while len(fields) < 4:
+        while data[offset:offset + 1].isspace():
+            offset += 1
+        if data[offset:offset + 1] == b"#":
+            offset = data.index(b"\n", offset)
+            continue
+        end = offset
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[offset:end])
+        offset = end
+    assert fields[0] == b"P5" and fields[3] == b"255", fields
+    columns, rows = int(fields[1]), int(fields[2])
+    pixels = data[offset + 1:offset + 1 + columns * rows]
+    assert columns <= width and rows <= height, (columns, rows)
+    x0, y0 = (width - columns) // 2, (height - rows) // 2
     luma = bytearray([200]) * (width * height)
-    for r, row in enumerate(rows):
-        for c, ch in enumerate(row):
-            value = 16 if ch == dark else 235
-            for dy in range(scale):
-                start = (y0 + r * scale + dy) * width + x0 + c * scale
-                luma[start:start + scale] = bytes([value]) * scale
+    for r in range(rows):
+        start = (y0 + r) * width + x0
+        luma[start:start + columns] = pixels[r * columns:(r + 1) * columns]
     chroma = bytes([128]) * (width // 2 * height // 2)
     with open(path, "wb") as f:
         f.write(f"YUV4MPEG2 W{width} H{height} F10:1 Ip A1:1 C420jpeg\n".encode())
@@ -304,7 +319,7 @@ def main():
 
         step = "bind by camera"
         second = imeis[1]
-        qr_y4m(labels[second][1], camera)
+        label_y4m(stack, second, camera)
         test.go("/bind")
         Select(d.find_element(By.ID, "account")).select_by_visible_text("alice")
         Select(d.find_element(By.ID, "home")).select_by_visible_text("alice-lab")
@@ -313,7 +328,7 @@ def main():
                   timeout=30, what="a camera bind")
         assert labels[second][0] in test.text("#result"), test.text("#result")
         test.shot("bind-camera", "Bind page with the camera on: Chromium's fake camera shows the label of the second "
-                  "module (a QR drawn by qrencode); the server read it with zbar and bound it: 'Bound'.")
+                  "module as `nbgw labels` prints it; the server read it with zbar and bound it: 'Bound'.")
         d.find_element(By.ID, "camera-stop").click()
 
         step = "a CSRF-less script request is refused"
