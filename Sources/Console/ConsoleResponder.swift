@@ -22,13 +22,25 @@ where IngestInner.Context == IngestRequestContext, ConsoleInner.Context == Inges
         if path == "/v1" || path.hasPrefix("/v1/") {
             return try await ingest.respond(to: request, context: context)
         }
+        // RFC 9110 §9.3.2: HEAD is GET without the content. Hummingbird routes HEAD to nothing (404),
+        // so a monitor's `curl -I /signin` would say the console is missing.
+        let isHead = request.method == .head
+        var routed = request
+        if isHead {
+            var head = request.head
+            head.method = .get
+            routed = Request(head: head, body: request.body)
+        }
         var response: Response
         do {
-            response = try await console.respond(to: request, context: context)
+            response = try await console.respond(to: routed, context: context)
         } catch {
-            response = failure(error, request: request)
+            response = failure(error, request: routed)
         }
         ConsoleHeaders.apply(to: &response.headers, secure: secure)
+        if isHead {
+            response.body = ResponseBody()
+        }
         return response
     }
 

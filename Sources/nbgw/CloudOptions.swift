@@ -12,8 +12,9 @@ struct CloudOptions: ParsableArguments {
         name: .long,
         help: """
             The cloud: `local` (embedded, the default) or the URL of a remote cloud: an https:// URL for \
-            the Tuya-style HTTP cloud (default: $NBGW_CLOUD_URL). Credentials come only from the \
-            environment (NBGW_CLOUD_CLIENT_ID, NBGW_CLOUD_SECRET, …); see docs/cloud.md.
+            the Tuya-style HTTP cloud, kii+https://HOST[/APP_ID] for Kii Thing-IF (default: \
+            $NBGW_CLOUD_URL). Credentials come only from the environment (NBGW_CLOUD_CLIENT_ID, \
+            NBGW_CLOUD_SECRET; NBGW_KII_APP_KEY, NBGW_KII_OWNER, NBGW_KII_OWNER_TOKEN, …); see docs/cloud.md.
             """
     )
     var cloud: String?

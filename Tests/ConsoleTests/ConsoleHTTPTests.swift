@@ -104,6 +104,21 @@ import Testing
         }
     }
 
+    @Test func headAnswersLikeGetWithoutTheContent() async throws {
+        try await withConsole { client, _ in
+            let get = try await client.execute(uri: "/signin", method: .get)
+            let head = try await client.execute(uri: "/signin", method: .head)
+            #expect(get.status == .ok && head.status == .ok)
+            #expect(head.body.readableBytes == 0)
+            #expect(head.headers[.contentType] == get.headers[.contentType])
+            #expect(head.headers[.contentSecurityPolicy] == get.headers[.contentSecurityPolicy])
+            let page = try await client.execute(uri: "/modems", method: .head)
+            #expect(page.status == .seeOther && page.headers[.location] == "/signin")
+            let missing = try await client.execute(uri: "/nowhere", method: .head)
+            #expect(missing.status == .notFound && missing.body.readableBytes == 0)
+        }
+    }
+
     @Test func aSignInWithoutItsFormTokenIsRefused() async throws {
         try await withConsole { client, registry in
             let response = try await client.execute(
