@@ -65,9 +65,8 @@ struct LocalFirstTests {
             var configuration = try CloudConfiguration(
                 baseURL: "http://127.0.0.1:\(silent.port)",
                 credentials: CloudHarness.credentials,
-                // Why a minute: only the budget may end this call. A 2 s real-time connect timeout
-                // fired first on a loaded CI machine (the silent port accepts, but the event loop
-                // saw the connection late) and the row was rescheduled with backoff instead.
+                // Why a minute: only the budget (on the manual clock) may end this call, never a
+                // real-time timeout on a slow machine.
                 connectTimeout: .seconds(60),
                 requestTimeout: .seconds(60)
             )
@@ -96,7 +95,9 @@ struct LocalFirstTests {
             // Pending again at once (not leased for five minutes), so the next drain sends it.
             let outboxID = try #require(sync.outboxID)
             let row = try #require(try h.registry.outboxEntry(id: outboxID))
-            #expect(row.state == .pending && row.nextAttemptAt <= h.wallClock.now())
+            // The store keeps milliseconds (rounded to the nearest), so "due now" is compared at that precision.
+            let milliseconds = { (date: Date) in Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+            #expect(row.state == .pending && milliseconds(row.nextAttemptAt) <= milliseconds(h.wallClock.now()))
 
             let report = await h.cloud.drainer().drain()
             #expect(report.sent == 1 && report.isComplete)
