@@ -55,9 +55,18 @@ let package = Package(
             dependencies: ["Cloud", "DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
             swiftSettings: testable
         ),
+        // KiiCloud: the adapter facts and configuration files as shipped, the class without its
+        // HTTP client (Sources/KiiCloud/NotBuilt.swift).
+        .target(
+            name: "KiiCloud",
+            dependencies: ["Cloud", "DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: testable
+        ),
         .target(
             name: "CloudCatalogue",
-            dependencies: ["Cloud", "TuyaCloud", "Pairing", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Cloud", "TuyaCloud", "KiiCloud", "Pairing", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: testable
         ),
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
@@ -68,10 +77,14 @@ let package = Package(
         ),
         // Control: the protocol's constants and messages only (the default socket path is rendered).
         .target(name: "Control", swiftSettings: testable),
+        // Labels: the label's values and style ([labels] in the daemon's config) and the QR matrix
+        // (libqrencode); the cairo renderer is not needed by the config reader.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "Labels", dependencies: ["CQREncode"], swiftSettings: testable),
         .target(
             name: "Daemon",
             dependencies: [
-                "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control",
+                "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control", "Labels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],

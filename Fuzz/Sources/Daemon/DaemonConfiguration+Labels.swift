@@ -1,0 +1,1 @@
+../../../Sources/Daemon/DaemonConfiguration+Labels.swift
