@@ -55,6 +55,7 @@ let package = Package(
         .executable(name: "nbgw", targets: ["nbgw"]),
         .executable(name: "nbgwd", targets: ["nbgwd"]),
         .executable(name: "nbgw-cloud-emulator", targets: ["nbgw-cloud-emulator"]),
+        .executable(name: "nbgw-kii-emulator", targets: ["nbgw-kii-emulator"]),
         .library(name: "ATKit", targets: ["ATKit"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Registry", targets: ["Registry"]),
@@ -72,6 +73,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The web console's server-side templates (HTML-escaping by default).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // Already resolved for Hummingbird; declared because the console names header fields.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -94,6 +99,17 @@ let package = Package(
             path: "tools/modem-sim/main"
         ),
 
+        // Layer 0 (beside Pairing): labels and images, through the field's C libraries (system
+        // libraries: libqrencode, cairo, zbar, libjpeg-turbo); docs/labels-and-scanning.md.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Pure rendering: payload and text → QR matrix → PNG, SVG, PDF sheets, ZPL.
+        .target(name: "Labels", dependencies: ["CQREncode", "CCairo"]),
+        // The QR codes in a photo or a scan (PNG, JPEG) through zbar.
+        .target(name: "QRImage", dependencies: ["CZBar", "CCairo", "CTurboJPEG"]),
+
         // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // SQLite's process-wide settings, applied when a program linking the store loads.
@@ -106,11 +122,12 @@ let package = Package(
             ]
         ),
 
-        // Layer 2: the cloud behind one interface (embedded local for now).
+        // Layer 2: the cloud seam: what a cloud does (remote work only, no store type) and the
+        // embedded local cloud. Adapters depend on it, never on the store.
         .target(
             name: "Cloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry",
+                "DeviceIdentity", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -119,9 +136,29 @@ let package = Package(
         .target(
             name: "TuyaCloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                "DeviceIdentity", "Pairing", "Cloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 2: Kii Thing-IF onboarding and thing ownership behind the same CloudService.
+        .target(
+            name: "KiiCloud",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Cloud",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Layer 2: the catalogue of cloud adapters (one line each) and the one way the CLI and the
+        // daemon build the configured cloud.
+        .target(
+            name: "CloudCatalogue",
+            dependencies: [
+                "Cloud", "TuyaCloud", "KiiCloud", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -148,6 +185,27 @@ let package = Package(
             path: "tools/cloud-emulator/Sources"
         ),
 
+        // A Kii emulator (Thing-IF onboarding, things, ownership, users) for tests, the demo and evaluators.
+        .executableTarget(
+            name: "nbgw-kii-emulator",
+            dependencies: [
+                "KiiEmulatorKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/kii-emulator/main"
+        ),
+        .target(
+            name: "KiiEmulatorKit",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "tools/kii-emulator/Sources"
+        ),
+
         // Layer 3: the QR ingest HTTP API (Hummingbird, HTTPS through NIOSSL), run by nbgwd or `nbgw ingest serve`.
         .target(
             name: "Ingest",
@@ -165,10 +223,17 @@ let package = Package(
         .target(
             name: "Provisioning",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Labels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
+        ),
+
+        // Layer 3: scanning sessions (stdin, evdev HID scanners, serial scanners) binding through
+        // BindingService.
+        .target(
+            name: "Scanning",
+            dependencies: ["Pairing", "Provisioning", "Registry"]
         ),
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
@@ -179,6 +244,9 @@ let package = Package(
             name: "Discovery",
             dependencies: ["CUDev", "PosixSupport", .product(name: "Logging", package: "swift-log")]
         ),
+        // Writes udev-rules/90-nbgw.rules and docs/discovery.md's module table from KnownModule.catalogue;
+        // `--check` (tools/test.sh) fails while the committed files are not what it writes.
+        .executableTarget(name: "nbgw-gen-udev", dependencies: ["Discovery"], path: "tools/gen-udev"),
         // umockdev's testbed (tests only): fake udev devices whose ttys are ptys we play.
         .systemLibrary(
             name: "CUMockdev",
@@ -209,12 +277,34 @@ let package = Package(
         // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
         .target(name: "Control", dependencies: ["Gateway", "Discovery", "Pairing"]),
 
+        // Layer 5: the web console beside the ingest API (docs/console.md): operators, sessions,
+        // pages; binds through Provisioning, modem actions through the control socket.
+        .target(
+            name: "Console",
+            dependencies: [
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control", "Gateway",
+                // Camera frames decoded by zbar, as `--image` is.
+                "QRImage",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // Layer 5: the daemon's services (config, discovery → gateway, metrics/health, ingest, systemd).
         .target(
             name: "Daemon",
             dependencies: [
-                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "TuyaCloud", "Pairing", "Control",
+                "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
+                "Pairing",
+                "Control",
                 "PosixSupport",
+                // [labels]: a label file per module the gateway registers.
+                "Labels",
+                "Console",
                 // posix_spawn's close-from and pidfd_open (the state-change hooks), SO_PEERCRED (control).
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -242,8 +332,13 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "ATKit", "TuyaCloud", "Ingest",
+                "DeviceIdentity", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning", "ATKit",
+                "TuyaCloud", "Ingest",
+                // `nbgw labels`, `nbgw scan`, `--image`.
+                "Labels", "QRImage", "Scanning",
                 "Gateway", "Control",
+                // `nbgw operators` (the console's password hashing) and `nbgw ingest serve`'s console.
+                "Console",
                 // `nbgw discovery list`: udev's ports and the daemon's own config reader and decisions.
                 "Discovery", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -272,9 +367,17 @@ let package = Package(
         .testTarget(
             name: "TuyaCloudTests",
             dependencies: [
-                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Registry", "Pairing", "DeviceIdentity",
+                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Provisioning", "Registry", "Pairing", "DeviceIdentity",
+                "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "KiiCloudTests",
+            dependencies: [
+                "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "Pairing",
+                "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator",
             ]
         ),
         .testTarget(
@@ -286,6 +389,17 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: [
+                "Console", "Registry", "Pairing", "DeviceIdentity", "Cloud", "Ingest",
+                // Camera frames drawn from real QR codes (libqrencode).
+                "Labels",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "nbgw-udev-testbed"]),
@@ -303,13 +417,20 @@ let package = Package(
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
                 "TestCertificates",
+                // The label files nbgwd writes, read back.
+                "QRImage",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "LabelsTests", dependencies: ["Labels", "QRImage", "CCairo", "CTurboJPEG"]),
+        .testTarget(
+            name: "ScanningTests",
+            dependencies: ["Scanning", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity", "TestClocks"]
+        ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates"]
+            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates", "QRImage"]
         ),
     ]
 )

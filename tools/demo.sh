@@ -63,6 +63,11 @@ config="$PWD/out/demo-nbgwd.toml"
     echo
     echo "[metrics]"
     echo "listen = \"127.0.0.1:0\"   # any free port (the daemon logs it)"
+    echo
+    echo "# The ingest API and the web console (docs/console.md) on one listener."
+    echo "[ingest]"
+    echo "enabled = true"
+    echo "listen = \"127.0.0.1:${CONSOLE_PORT:-8080}\""
     sed -n 's/.*"path":"\([^"]*\)".*/\n[[ports]]\npath = "\1"/p' out/demo-sim.json
 } >"$config"
 chmod 600 "$config"
@@ -102,6 +107,12 @@ for _ in $(seq 1 600); do
 done
 [[ "$count" -ge ${#families[@]} ]] || { echo; echo "demo: only $count modules ready after 60 s" >&2; tail -20 out/demo-nbgwd.log >&2; exit 1; }
 elapsed_ms=$((($(date +%s%N) - started) / 1000000))
+# The web console: an admin with a password made for this run, printed once.
+console_url=$(sed -n 's/.*ingest on \(http[s]*:\/\/[0-9.:]*\).*/\1/p' out/demo-nbgwd.log | head -1)
+console_password=$("$bin/nbgw" operators add demo --role admin --generate --replace --json |
+    sed -E 's/.*"password":"([^"]*)".*/\1/')
+bold "The web console: ${console_url:-http://127.0.0.1:${CONSOLE_PORT:-8080}}/  operator: demo  password: $console_password"
+echo "(a one-time password for this run; nbgw operators add demo --replace sets another)"
 printf ' %d ready after %d.%03d s\n' "$count" $((elapsed_ms / 1000)) $((elapsed_ms % 1000))
 grep -E "modem ready|nbgwd ready" out/demo-nbgwd.log | sed 's/^/  log: /'
 
@@ -139,6 +150,12 @@ step accounts add alice --role owner
 step homes add alice-lab --owner alice
 step bind --qr "$label" --account alice --home alice-lab
 step bindings list
+
+# In a terminal, the daemon (and the console) stay up until Enter.
+if [[ -t 0 ]]; then
+    bold "The console is at ${console_url:-http://127.0.0.1:${CONSOLE_PORT:-8080}}/ (operator demo, password $console_password); press Enter to stop the daemon"
+    read -r _ || true
+fi
 
 # 7. SIGTERM: the daemon stops gracefully, every module is marked absent.
 bold "\$ kill -TERM nbgwd"

@@ -9,8 +9,14 @@ cd "$(dirname "$0")/.."
 # umockdev + libumockdev-dev: fake udev devices in the discovery tests. wrk: the ingest benchmark.
 # openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
 # python3-prometheus-client: the daemon tests parse /metrics with the Prometheus client's own parser.
+# libqrencode-dev, libcairo2-dev, libzbar-dev, libturbojpeg0-dev: labels (QR matrix; PNG, SVG, PDF and text)
+# and reading QR codes in photos and console camera frames (zbar; JPEG). fonts-dejavu-core: the labels' text.
+# poppler-utils: the label and console tests render PDF labels back to images (pdftoppm). chromium,
+# chromium-driver and python3-venv: the console's browser tests (tools/test-console.sh; Selenium
+# goes into .build-venv).
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
-    python3-prometheus-client)
+    python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libturbojpeg0-dev fonts-dejavu-core
+    poppler-utils chromium chromium-driver python3-venv)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -29,6 +35,27 @@ else
     echo "setup: system packages present (${packages[*]})"
 fi
 
+# Selenium for the browser tests, pinned, in a venv of its own (never the system's site-packages).
+# Why 4.50.0, not the newest: 4.52 wants a certifi newer than the package index here offers.
+selenium_version=4.50.0
+venv=.build-venv
+if ! "$venv/bin/python3" -c "import selenium, sys; sys.exit(selenium.__version__ != '$selenium_version')" 2>/dev/null; then
+    echo "setup: installing selenium $selenium_version into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "selenium==$selenium_version"
+fi
+
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH; install Swift 6 first" >&2; exit 1; }
 swift package resolve >/dev/null
+
+# The contract checks' Python tools (openapi-spec-validator, schemathesis), pinned, in a
+# virtualenv of their own (.build-venv/, ignored by git like every .build* folder).
+command -v python3 >/dev/null || { echo "setup: python3 is not on PATH; install it (Debian: python3-venv)" >&2; exit 1; }
+if [ ! -x .build-venv/bin/python ]; then
+    python3 -m venv .build-venv
+fi
+if ! .build-venv/bin/pip install --quiet --disable-pip-version-check -r tools/contract/requirements.txt; then
+    echo "setup: could not install tools/contract/requirements.txt from PyPI into .build-venv" >&2
+    exit 1
+fi
 echo "setup: done"

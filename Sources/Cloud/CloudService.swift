@@ -1,102 +1,48 @@
 import DeviceIdentity
 import Pairing
-import Registry
 
-/// The cloud nbgw registers modules with and asks to make sense of scanned QR codes (the seed's
-/// "Register the device" and "Parse QR code" steps). One interface for the embedded local cloud
-/// and, later, an HTTP cloud.
+/// The remote side of nbgw: a cloud that registers modules, resolves the labels it issued and
+/// keeps bindings in step with the gateway's store.
+///
+/// A cloud does remote work only. The local store, the outbox, the rules and the "local first"
+/// order are the caller's (`Provisioning`): a bind commits locally with its outbox row, then the
+/// row is handed to ``send(_:attempt:)``; a registration is recorded locally with the ids the cloud
+/// answered. So an adapter is one type with these methods and knows no store type.
+///
+/// Every call carries a ``CloudAttempt``: the idempotency key (a resend after a crash or a timeout
+/// gets the cloud's first answer, so each effect happens once) and how patient to be. Failures are
+/// ``CloudFailure``s, which say whether the work may be retried.
+///
+/// One instance per process, shared by every caller; ``shutdown()`` closes its connections.
 public protocol CloudService: Sendable {
     /// A short name for logs and reports (`embedded`, a base URL).
     var name: String { get }
 
-    /// Registers a module, idempotent by IMEI: the same IMEI always gets the same device id.
-    func register(_ identity: ModuleIdentity) async throws(NBGWError) -> CloudRegistration
-
-    /// The cloud's parse step: label references become NB bind payloads (or a clear error);
-    /// everything else passes through unchanged.
-    func resolve(_ payload: QRPayload) async throws(NBGWError) -> QRPayload
-
-    /// The QR payload to print on a registered device's label.
-    func labelPayload(for device: DeviceRecord) -> String
-
-    /// The URL prefix of the labels this cloud issues (`…/d/`); such labels of modules registered
-    /// through this gateway resolve from the store without a round trip.
+    /// The URL prefix of the labels printed for this cloud's modules (`labelBase + labelCode`).
+    /// A scanned label under this prefix whose code the store holds resolves locally, without a
+    /// round trip.
     var labelBase: String { get }
 
-    /// True when local bindings must reach this cloud through the outbox (HTTP clouds).
+    /// True when local bindings must reach this cloud (every remote cloud); false for the embedded
+    /// cloud, whose state is the store itself. Work for a cloud that syncs goes through the outbox.
     var syncsBindings: Bool { get }
 
-    /// Binds under the seed's rules, locally first; an HTTP cloud queues the cloud bind in the same
-    /// transaction and tries to send it. `sync` says where the cloud stands (nil: nothing to sync).
-    func bindDevice(_ command: BindCommand, timeout: Duration) async throws(NBGWError) -> CloudBindOutcome
+    /// Registers a module, idempotent by IMEI: the same IMEI keeps its device id. The answer's ids
+    /// are recorded in the store by the caller.
+    func register(_ module: CloudModule, attempt: CloudAttempt) async throws(CloudFailure) -> CloudRegisteredModule
 
-    /// Removes a binding, locally first, then (HTTP) in the cloud through the outbox.
-    func unbindDevice(
-        deviceID: String,
-        source: BindingSource,
-        operator: String?
-    ) async throws(NBGWError)
-        -> CloudUnbindOutcome
-}
+    /// Resolves a label the store does not know (the seed's "Parse QR code" step) to the device it
+    /// names. A cloud that resolves no labels of others refuses with a message that says so.
+    func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID
 
-/// A local bind and where the cloud stands on it.
-public struct CloudBindOutcome: Sendable, Equatable {
-    public var outcome: BindOutcome
-    /// `synced`, `queued`, `failed` or nil when nothing needed syncing.
-    public var syncState: String?
-    public var syncMessage: String?
+    /// Applies one committed binding change in the cloud (an outbox row's work). Returns the
+    /// cloud's answer as JSON, kept with the row.
+    func send(_ change: CloudBindingChange, attempt: CloudAttempt) async throws(CloudFailure) -> String
 
-    public init(outcome: BindOutcome, syncState: String? = nil, syncMessage: String? = nil) {
-        self.outcome = outcome
-        self.syncState = syncState
-        self.syncMessage = syncMessage
-    }
-}
+    /// What the cloud holds about `modules` (and, when it can list them, everything else it
+    /// holds), for `nbgw cloud sync --check`.
+    func inventory(of modules: [CloudInventory.Module]) async throws(CloudFailure) -> CloudInventory
 
-/// A local unbind and where the cloud stands on it.
-public struct CloudUnbindOutcome: Sendable, Equatable {
-    public var binding: BindingRecord
-    public var syncState: String?
-    public var syncMessage: String?
-
-    public init(binding: BindingRecord, syncState: String? = nil, syncMessage: String? = nil) {
-        self.binding = binding
-        self.syncState = syncState
-        self.syncMessage = syncMessage
-    }
-}
-
-/// Messages every cloud gives for labels, so single binds and batches say the same.
-public enum CloudLabels {
-    public static func foreign(_ label: LabelReference, base: String) -> NBGWError {
-        NBGWError(
-            .qrProtocolNotRecognized,
-            "label \(label.url.escapedForDisplay()) was not issued by the configured cloud "
-                + "(its labels start with \(base)); resolve it with the cloud that issued it"
-        )
-    }
-
-    public static func unknown(_ label: LabelReference) -> NBGWError {
-        NBGWError(
-            .unknownDevice,
-            "label code \(label.code.escapedForDisplay()) names no registered device; register the module first"
-        )
-    }
-}
-
-/// What registering a module returned.
-public struct CloudRegistration: Sendable, Equatable {
-    public var device: DeviceRecord
-    /// The QR payload for the module's label.
-    public var labelPayload: String
-    /// False when the IMEI was already registered and the same device id came back.
-    public var created: Bool
-    public var changedFields: [String]
-
-    public init(device: DeviceRecord, labelPayload: String, created: Bool, changedFields: [String]) {
-        self.device = device
-        self.labelPayload = labelPayload
-        self.created = created
-        self.changedFields = changedFields
-    }
+    /// Closes connections; the cloud must not be used afterwards.
+    func shutdown() async
 }

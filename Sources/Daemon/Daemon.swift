@@ -1,4 +1,6 @@
 import Cloud
+import CloudCatalogue
+import Console
 import Control
 import Discovery
 import Foundation
@@ -7,9 +9,9 @@ import Ingest
 import Logging
 import Pairing
 import Prometheus
+import Provisioning
 import Registry
 import ServiceLifecycle
-import TuyaCloud
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +26,7 @@ import Glibc
 ///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
 /// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
-/// 4. `cloud-outbox`: the HTTP cloud's outbox drainer, with an HTTP cloud;
+/// 4. `cloud-outbox`: the outbox drainer, with a cloud that syncs (every one but the embedded);
 /// 5. `control`: the control socket (`[control]`), operators' commands on one modem;
 /// 6. `reload`: SIGHUP (`systemctl reload nbgwd`) re-reads the config's SIM PINs;
 /// 7. `systemd-notify`: `READY=1` once all of the above run, watchdog, `STOPPING=1`;
@@ -47,7 +49,7 @@ public struct Daemon: Sendable {
     /// serves ``DiscoveryLedger/entries()``).
     public let discoveryLedger = DiscoveryLedger()
 
-    /// How often the HTTP cloud's outbox is drained. Why 30 s: a bind made while the cloud was
+    /// How often the outbox is drained. Why 30 s: a bind made while the cloud was
     /// unreachable reaches it within half a minute of its return; each idle drain is one SQLite read.
     static let outboxInterval: Duration = .seconds(30)
 
@@ -79,13 +81,14 @@ public struct Daemon: Sendable {
         logger.notice(
             "nbgwd starting",
             metadata: [
-                "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode.rawValue)",
+                "store.path": "\(path)", "cloud.mode": "\(configuration.cloud.mode)",
                 "discovery.udev": "\(configuration.discovery.udev)", "ports": "\(configuration.ports.count)",
                 "discovery.generic_bridges": "\(configuration.discovery.genericBridges.rawValue)",
             ]
         )
         // The TLS files first: a wrong certificate or key stops the start before anything is opened.
         var ingest = configuration.ingest.ingestConfiguration
+        ingest.cloudWait = configuration.cloud.syncWait
         if configuration.ingest.enabled {
             do {
                 ingest.tls = try configuration.ingest.loadTLS()
@@ -128,22 +131,19 @@ public struct Daemon: Sendable {
             return .startFailed(message: error.description, exitCode: error.code.exitCode)
         }
 
-        let httpCloud: HTTPCloud?
+        let cloud: any CloudService
         do {
-            httpCloud = try configuration.cloud.httpConfiguration(environment: environment).map {
-                HTTPCloud(configuration: $0, registry: registry, logger: logger)
-            }
+            cloud = try CloudCatalogue.make(configuration.cloud.selection, environment: environment, logger: logger)
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
         }
-        let cloud: any CloudService = httpCloud ?? EmbeddedCloud(registry: registry)
 
         var discovery: UdevDiscovery?
         if configuration.discovery.udev {
             do {
                 discovery = try UdevDiscovery(logger: logger)
             } catch {
-                await httpCloud?.shutdown()
+                await cloud.shutdown()
                 return .startFailed(
                     message: "udev discovery is unavailable (\(error)): run nbgwd where /sys and udev are "
                         + "available, or set [discovery] udev = false and list the ports under [[ports]]",
@@ -168,19 +168,18 @@ public struct Daemon: Sendable {
             storePath: path,
             group: group,
             cloud: cloud,
-            httpCloud: httpCloud,
             discovery: discovery,
             started: started
         )
         switch outcome {
         case .stopped:
-            await httpCloud?.shutdown()
+            await cloud.shutdown()
             logger.notice("nbgwd stopped")
         case .shutdownTimedOut:
             // Something is stuck: close nothing more, the process exits next.
             logger.error("nbgwd stopped: \(outcome.message ?? "")")
         default:
-            await httpCloud?.shutdown()
+            await cloud.shutdown()
             logger.error("nbgwd stopped: \(outcome.message ?? "")")
         }
         return outcome
@@ -193,7 +192,6 @@ public struct Daemon: Sendable {
         storePath: String,
         group: gid_t?,
         cloud: any CloudService,
-        httpCloud: HTTPCloud?,
         discovery: UdevDiscovery?,
         started: ContinuousClock.Instant
     ) async -> DaemonOutcome {
@@ -206,7 +204,7 @@ public struct Daemon: Sendable {
         let health = Self.healthCheck(
             gateway: gateway,
             registry: registry,
-            countsOutbox: httpCloud != nil,
+            countsOutbox: cloud.syncsBindings,
             started: started
         )
 
@@ -240,6 +238,21 @@ public struct Daemon: Sendable {
             )
             services.append(("hooks", hooks))
         }
+        if configuration.labels.directory != nil {
+            // Subscribed now, before the gateway runs: the first registrations get labels too.
+            services.append(
+                (
+                    "labels",
+                    LabelWriterService(
+                        settings: configuration.labels,
+                        changes: gateway.stateChanges(),
+                        registry: registry,
+                        cloud: cloud,
+                        logger: logger
+                    )
+                )
+            )
+        }
         if configuration.metrics.enabled {
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
@@ -260,8 +273,10 @@ public struct Daemon: Sendable {
         if configuration.ingest.enabled {
             let application: any Service
             do {
-                application = try IngestService.buildApplication(
-                    configuration: ingest,
+                // The API and the web console on one listener (docs/console.md).
+                application = try ConsoleService.buildApplication(
+                    ingest: ingest,
+                    controlSocket: controlSocket,
                     registry: registry,
                     cloud: cloud,
                     logger: logger
@@ -277,8 +292,8 @@ public struct Daemon: Sendable {
             }
             services.append(("ingest", application))
         }
-        if let httpCloud {
-            let drainer = OutboxDrainer(cloud: httpCloud)
+        if cloud.syncsBindings {
+            let drainer = OutboxDrainer(registry: registry, cloud: cloud, logger: logger)
             services.append(
                 (
                     "cloud-outbox",

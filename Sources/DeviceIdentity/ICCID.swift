@@ -1,7 +1,7 @@
 /// A SIM card's Integrated Circuit Card Identifier (ITU-T E.118): 18 to 22 characters.
 ///
 /// Modems report it through vendor commands (`AT+NCCID`, `AT+QCCID`, `AT+CCID`, `AT%XICCID`;
-/// see docs/at-dialects). Some SIMs pad with a trailing `F` nibble, which is kept as reported
+/// see `docs/at-dialects.md` §5). Some SIMs pad with a trailing `F` nibble, which is kept as reported
 /// (upper-cased) because operators look the value up verbatim.
 public struct ICCID: Hashable, Sendable, Codable, CustomStringConvertible {
     public let value: String

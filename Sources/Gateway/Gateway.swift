@@ -10,7 +10,7 @@ import Registry
 ///
 /// ```swift
 /// let gateway = Gateway(configuration: GatewayConfiguration(plan: plan), registry: registry,
-///                       cloud: EmbeddedCloud(registry: registry), logger: logger)
+///                       cloud: EmbeddedCloud(), logger: logger)
 /// try registry.markAllModemsAbsent()          // at start: nothing is supervised yet
 /// await gateway.run(events: discovery.events) // until the events end or the task is cancelled
 /// ```
@@ -34,7 +34,7 @@ public final class Gateway: Sendable {
 
     /// - Parameters:
     ///   - configuration: the bring-up plan, probe options, timeouts and backoff.
-    ///   - registry: the store (modem table, and the device rows the embedded cloud writes).
+    ///   - registry: the store (modem table, and the device rows registrations write).
     ///   - cloud: where modules are registered, through ``DeviceRegistrar``.
     ///   - logger: every state change is logged with `port`, `imei`, `state` metadata.
     ///   - clock: times backoff, registration deadlines and polling (tests inject a manual clock).
@@ -52,7 +52,7 @@ public final class Gateway: Sendable {
         self.context = SupervisorContext(
             configuration: configuration,
             registry: registry,
-            registrar: DeviceRegistrar(cloud: cloud),
+            registrar: DeviceRegistrar(cloud: cloud, registry: registry, logger: logger),
             logger: logger,
             clock: SupervisionClock(clock),
             metrics: metrics,

@@ -1,9 +1,10 @@
 import Foundation
-import Pairing
-import Registry
 
 /// The ingest API's request and response bodies (docs/ingest-api.yaml). Keys match the CLI's
 /// `--json` shapes (docs/cli.md): camelCase, `deviceId`, absent optional values omitted.
+///
+/// The requests are here (Foundation only, so Fuzz/ builds their decoding alone); the responses,
+/// made of store records, are in IngestAPI+Responses.swift.
 public enum IngestAPI {
     /// `POST /v1/qr/parse`.
     public struct ParseRequest: Decodable, Sendable, FlatRequest {
@@ -36,7 +37,9 @@ public enum IngestAPI {
             qr = try container.decode(String.self, forKey: .init(stringValue: "qr"))
             account = try container.decode(String.self, forKey: .init(stringValue: "account"))
             home = try container.decode(String.self, forKey: .init(stringValue: "home"))
-            token = try container.decodeIfPresent(String.self, forKey: .init(stringValue: "token"))
+            // Optional, but a string when present: `null` is a wrong type (400), as the spec says.
+            let tokenKey = StrictJSON.AnyKey(stringValue: "token")
+            token = container.contains(tokenKey) ? try container.decode(String.self, forKey: tokenKey) : nil
         }
 
         init?(fields: [String: String?]) throws {
@@ -51,7 +54,11 @@ public enum IngestAPI {
             qr = required[0]
             account = required[1]
             home = required[2]
-            token = fields["token"] ?? nil
+            switch fields["token"] {
+            case .none: token = nil
+            case .some(.none): return nil  // `"token": null`: JSONDecoder words the wrong type
+            case .some(.some(let value)): token = value
+            }
         }
     }
 
@@ -64,124 +71,5 @@ public enum IngestAPI {
         init?(fields: [String: String?]) throws {
             try StrictJSON.rejectUnknown(fields, allowed: [])
         }
-    }
-
-    /// A bind's result: `bind --json`'s shape.
-    public struct BindResponse: Encodable, Sendable {
-        public var status: String
-        public var deviceId: String
-        public var imei: String
-        public var account: String
-        public var home: String
-        public var boundAt: Date
-        public var source: String
-        public var `operator`: String?
-        public var cloudSync: String?
-        public var cloudMessage: String?
-    }
-
-    /// An unbind's result: `unbind --json`'s shape.
-    public struct UnbindResponse: Encodable, Sendable {
-        public var status: String
-        public var deviceId: String
-        public var account: String
-        public var home: String
-        public var cloudSync: String?
-        public var cloudMessage: String?
-    }
-
-    /// A page of bindings; `nextCursor` is absent on the last page.
-    public struct BindingsPage: Encodable, Sendable {
-        public var bindings: [BindingRecord]
-        public var nextCursor: String?
-    }
-
-    /// A new pairing token: `token create --json`'s shape plus `expires_at`, the name issue 7 gives
-    /// the field (`{token, expires_at}`); both carry the same instant.
-    public struct TokenResponse: Encodable, Sendable {
-        public var token: String
-        public var home: String
-        public var expiresAt: Date
-
-        enum CodingKeys: String, CodingKey {
-            case token, home, expiresAt
-            case expiresAtSnake = "expires_at"
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(token, forKey: .token)
-            try container.encode(home, forKey: .home)
-            try container.encode(expiresAt, forKey: .expiresAt)
-            try container.encode(expiresAt, forKey: .expiresAtSnake)
-        }
-    }
-
-    /// A pairing token's result (the seed's "query pairing result").
-    public struct PairingResultResponse: Encodable, Sendable {
-        public struct Failure: Encodable, Sendable {
-            public var at: Date
-            public var deviceId: String?
-            public var account: String?
-            public var home: String?
-            public var code: String
-            public var message: String?
-        }
-
-        /// `pending` (unused, unexpired), `used` (a device bound with it) or `expired`.
-        public var status: String
-        public var home: String
-        public var createdAt: Date
-        public var expiresAt: Date
-        public var usedAt: Date?
-        /// Devices bound with this token (a token is single-use: zero or one).
-        public var devices: [BindingRecord]
-        public var failures: [Failure]
-    }
-
-    /// `GET /v1/devices/{deviceId}`: `devices show --json`'s shape plus the ingest trail.
-    public struct DeviceResponse: Encodable, Sendable {
-        public var device: DeviceRecord
-        public var qr: String
-        public var binding: BindingRecord?
-        public var audit: [AuditEntry]
-        /// Ingest API requests about this device: key name and client address per change.
-        public var ingest: [Registry.IngestAuditEntry]
-    }
-
-    /// One modem in `GET /v1/modems`.
-    public struct Modem: Encodable, Sendable {
-        public var deviceId: String
-        public var imei: String
-        public var manufacturer: String?
-        public var model: String?
-        public var firmware: String?
-        /// The daemon's live state from the modem table (`ready`, `searching`, `absent`, …);
-        /// `unknown` for a registered device the daemon has never seen.
-        public var state: String
-        /// The port the daemon last saw the module on (nil if never seen).
-        public var port: String?
-        /// The last signal level read, dBm (RSRP where the module reports it, else RSSI).
-        public var signalDBm: Int?
-        /// When the module last answered.
-        public var lastSeen: Date?
-    }
-
-    /// `GET /v1/modems`.
-    public struct ModemsPage: Encodable, Sendable {
-        public var modems: [Modem]
-        /// `registry`: the view is read from the store the daemon writes (its modem table).
-        public var source: String
-        public var nextCursor: String?
-    }
-
-    /// The error body.
-    public struct ErrorBody: Encodable, Sendable {
-        public struct Detail: Encodable, Sendable {
-            public var code: String
-            public var message: String
-        }
-
-        public var error: Detail
     }
 }

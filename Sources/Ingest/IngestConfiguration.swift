@@ -40,6 +40,9 @@ public struct IngestConfiguration: Sendable {
     /// few megabytes in that time, and a PASSIVE checkpoint of it takes a few milliseconds off the
     /// request path; longer only makes the log (and a reader's look-ups in it) bigger.
     public var walCheckpointInterval: Duration?
+    /// How long a bind or unbind waits for a syncing cloud after its local commit (then it answers
+    /// `cloudSync: queued`); the daemon's `[cloud] sync_wait`. Two seconds unless set.
+    public var cloudWait: Duration = .seconds(2)
     /// The certificate and key to serve HTTPS with (``IngestTLS/load(certificate:key:)``); nil
     /// serves plain HTTP.
     public var tls: IngestTLS?

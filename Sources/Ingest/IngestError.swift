@@ -10,12 +10,15 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
     /// Seconds to put in `Retry-After` (429).
     public var retryAfterSeconds: Int?
+    /// The methods the path takes, for the `Allow` header a 405 must carry (RFC 9110 §15.5.6).
+    public var allow: [String]?
 
-    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil) {
+    public init(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil, allow: [String]? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.allow = allow
     }
 
     public init(_ error: NBGWError, retryAfterSeconds: Int? = nil) {

@@ -22,9 +22,9 @@ struct IngestHandlers: Sendable {
     func parse(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let body = try await StrictJSON.decode(IngestAPI.ParseRequest.self, from: request, limit: limit)
         var payload = try IngestHandlers.parseOffline(body.qr)
-        // Only a label needs the cloud (and so the store), as in `nbgw qr parse`.
+        // Only a label needs the store (and, for a label it never saw, the cloud), as in `nbgw qr parse`.
         if case .label = payload {
-            payload = try await cloud.resolve(payload)
+            payload = try await service.resolve(payload, budget: configuration.bindTimeout)
         }
         switch payload {
         case .nbBind(let nb): return try IngestJSON.response(QRParseReport(nb))
@@ -101,7 +101,7 @@ struct IngestHandlers: Sendable {
         let key = context.apiKeyName ?? "unknown"
         let result: CloudUnbindOutcome
         do {
-            result = try await cloud.unbindDevice(deviceID: deviceID.rawValue, source: .http, operator: key)
+            result = try await service.unbind(deviceID: deviceID.rawValue, source: .http, operator: key)
         } catch {
             if error.code == .notBound || error.code == .unknownDevice {
                 record(
@@ -226,7 +226,7 @@ struct IngestHandlers: Sendable {
         return try IngestJSON.response(
             IngestAPI.DeviceResponse(
                 device: record,
-                qr: cloud.labelPayload(for: record),
+                qr: service.labelPayload(for: record),
                 binding: try registry.binding(deviceID: record.deviceID),
                 audit: try registry.auditLog(deviceID: record.deviceID),
                 ingest: try registry.ingestAudit(deviceID: record.deviceID)
@@ -256,7 +256,7 @@ struct IngestHandlers: Sendable {
                 firmware: $0.firmware,
                 state: live[$0.imei]?.state ?? "unknown",
                 port: live[$0.imei]?.port,
-                signalDBm: live[$0.imei]?.signal.summaryDBm,
+                signalDbm: live[$0.imei]?.signal.summaryDBm,
                 lastSeen: live[$0.imei]?.lastSeen
             )
         }
@@ -329,10 +329,21 @@ struct IngestHandlers: Sendable {
     }
 
     /// The query's items; unknown or repeated parameters are refused (strictness as for bodies).
+    ///
+    /// Decoded as HTML forms and browsers encode them (`application/x-www-form-urlencoded`): `+`
+    /// is a space, then percent-decoding, which must give UTF-8. Why not Hummingbird's
+    /// `queryParameters`: it keeps `+`, so `account=a+b` (how Python's and Java's URL encoders
+    /// write "a b") would name another account, and it passes malformed escapes through raw.
     static func query(_ request: Request, allowed: Set<String>) throws(NBGWError) -> [String: String] {
         var result: [String: String] = [:]
-        for (name, value) in request.uri.queryParameters {
-            let name = String(name)
+        for item in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = formDecode(parts[0]), let value = formDecode(parts.count > 1 ? parts[1] : "") else {
+                throw NBGWError(
+                    .invalidArgument,
+                    "query item \(String(item).escapedForDisplay()) is not valid percent-encoded UTF-8"
+                )
+            }
             guard allowed.contains(name) else {
                 throw NBGWError(
                     .invalidArgument,
@@ -342,9 +353,34 @@ struct IngestHandlers: Sendable {
             guard result[name] == nil else {
                 throw NBGWError(.invalidArgument, "query parameter \(name) given twice")
             }
-            result[name] = String(value)
+            result[name] = value
         }
         return result
+    }
+
+    /// `+` as a space, then `%XX` escapes; nil for a malformed escape or bytes that are not UTF-8.
+    static func formDecode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        func hex(_ byte: UInt8?) -> UInt8? {
+            switch byte {
+            case let byte? where (0x30...0x39).contains(byte): byte - 0x30
+            case let byte? where (0x41...0x46).contains(byte): byte - 0x41 + 10
+            case let byte? where (0x61...0x66).contains(byte): byte - 0x61 + 10
+            default: nil
+            }
+        }
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"): bytes.append(0x20)
+            case UInt8(ascii: "%"):
+                guard let high = hex(iterator.next()), let low = hex(iterator.next()) else { return nil }
+                bytes.append(high << 4 | low)
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     static func pageLimit(_ text: String?) throws(NBGWError) -> Int {
@@ -355,23 +391,22 @@ struct IngestHandlers: Sendable {
         return value
     }
 
-    /// Cursors are opaque to clients: base64url of the last device id of the previous page.
+    /// Cursors are opaque to clients; today a cursor is the last device id of the previous page
+    /// (keyset paging), so every string the spec's pattern allows is a valid position.
     static func encodeCursor(_ deviceID: String) -> String {
-        Data(deviceID.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        deviceID
     }
 
+    /// The keyset position of `cursor` ("" for the first page, when there is none).
     static func decodeCursor(_ cursor: String?) throws(NBGWError) -> String {
-        guard let cursor, !cursor.isEmpty else { return "" }
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard cursor.count <= 128, let data = Data(base64Encoded: base64),
-            let text = String(data: data, encoding: .utf8),
-            (try? DeviceID(text)) != nil
-        else {
-            throw NBGWError(.invalidArgument, "cursor is malformed; pass the nextCursor of the previous page unchanged")
+        guard let cursor else { return "" }
+        guard (try? DeviceID(cursor)) != nil else {
+            throw NBGWError(
+                .invalidArgument,
+                "cursor \(cursor.escapedForDisplay(limit: 16)) is malformed; pass the nextCursor of the previous page "
+                    + "unchanged"
+            )
         }
-        return text
+        return cursor
     }
 }

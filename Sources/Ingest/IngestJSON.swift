@@ -62,6 +62,9 @@ enum IngestJSON {
         if let retry = error.retryAfterSeconds {
             headers[.retryAfter] = String(retry)
         }
+        if let allow = error.allow {
+            headers[.allow] = allow.joined(separator: ", ")
+        }
         return Response(
             status: HTTPResponse.Status(code: error.status),
             headers: headers,

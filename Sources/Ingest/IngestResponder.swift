@@ -73,8 +73,9 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
         return key.name
     }
 
-    /// 404 for a path no route has, 405 for a known path with another method. (Hummingbird's router
-    /// answers both with its own 404 body; the ingest API answers with its error body.)
+    /// 404 for a path no route has, 405 for a known path with another method, with the `Allow`
+    /// header listing the methods it takes (RFC 9110 §15.5.6). (Hummingbird's router answers both
+    /// with its own 404 body; the ingest API answers with its error body.)
     static func checkRoute(_ request: Request) throws {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let matching = IngestService.routeTemplates.filter { template in
@@ -88,11 +89,14 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
             )
         }
         if !matching.contains(where: { $0.method == request.method.rawValue }) {
-            throw IngestError(
+            let allowed = matching.map(\.method)
+            var error = IngestError(
                 .methodNotAllowed,
                 "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
-                    + matching.map(\.method).joined(separator: ", ") + " (docs/ingest-api.yaml)"
+                    + allowed.joined(separator: ", ") + " (docs/ingest-api.yaml)"
             )
+            error.allow = allowed
+            throw error
         }
     }
 

@@ -61,6 +61,23 @@ public enum IngestService {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
+        try buildApplication(
+            configuration: configuration,
+            responder: buildResponder(configuration: configuration, registry: registry, cloud: cloud, logger: logger),
+            logger: logger,
+            onServerRunning: onServerRunning
+        )
+    }
+
+    /// Builds the application around another responder that answers the ingest API's routes and
+    /// more (the web console, which sends `/v1/…` to ``buildResponder(configuration:registry:cloud:logger:)``).
+    /// Listening, TLS and logging as ``buildApplication(configuration:registry:cloud:logger:onServerRunning:)``.
+    public static func buildApplication<Responder: HTTPResponder>(
+        configuration: IngestConfiguration,
+        responder: Responder,
+        logger: Logger,
+        onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
+    ) throws -> some ApplicationProtocol where Responder.Context == IngestRequestContext {
         var metadata: Logger.Metadata = ["host": "\(configuration.host)", "scheme": "\(configuration.scheme)"]
         if let tls = configuration.tls {
             // The paths and the expiry only: the key itself is never logged.
@@ -70,7 +87,7 @@ public enum IngestService {
         }
         let listening = metadata
         return Application(
-            responder: buildResponder(configuration: configuration, registry: registry, cloud: cloud, logger: logger),
+            responder: responder,
             server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: $0.serverConfiguration) }
                 ?? .http1(),
             configuration: ApplicationConfiguration(
@@ -112,7 +129,12 @@ public enum IngestService {
         let handlers = IngestHandlers(
             registry: registry,
             cloud: cloud,
-            service: BindingService(cloud: cloud, registry: registry),
+            service: BindingService(
+                cloud: cloud,
+                registry: registry,
+                cloudWait: configuration.cloudWait,
+                logger: logger
+            ),
             configuration: configuration,
             logger: logger
         )

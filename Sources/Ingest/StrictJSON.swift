@@ -1,8 +1,10 @@
 import Foundation
-import Hummingbird
 import Pairing
 
 /// Strict JSON request bodies: size-capped, an object, no unknown fields, no wrong types.
+///
+/// This file is Foundation only (reading a body off a request is StrictJSON+Request.swift), so that
+/// Fuzz/ builds the decoding alone for fuzz-ingest-json.
 enum StrictJSON {
     struct AnyKey: CodingKey {
         var stringValue: String
@@ -23,35 +25,8 @@ enum StrictJSON {
         }
     }
 
-    /// Reads at most `limit` bytes of `request`'s body (413 above it, by Content-Length first).
-    static func body(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw tooLarge(limit)
-        }
-        do {
-            return try await request.body.collect(upTo: limit)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw tooLarge(limit)
-        }
-    }
-
-    static func tooLarge(_ limit: Int) -> IngestError {
-        IngestError(
-            .payloadTooLarge,
-            "request body is over \(limit) bytes; send one QR payload (at most 4096 bytes) per request"
-        )
-    }
-
-    /// Decodes `T` from `request`'s body, strictly.
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
-        let buffer = try await body(request, limit: limit)
-        return try decode(type, from: Data(buffer.readableBytesView))
-    }
-
     static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        guard !data.isEmpty else {
-            throw IngestError(NBGWError(.missingField, "the request body is empty; send a JSON object"))
-        }
+        guard !data.isEmpty else { throw emptyBody }
         // Fast path: a flat object of strings (every well-formed request) without JSONDecoder.
         // Anything else, including every malformed body, takes JSONDecoder's path below, which
         // words the errors.
@@ -86,6 +61,9 @@ enum StrictJSON {
             throw IngestError.invalid("the request body is not valid JSON; send a JSON object (UTF-8)")
         }
     }
+
+    /// What ``decode(_:from:)`` throws for an empty body, before either path.
+    static let emptyBody = IngestError(NBGWError(.missingField, "the request body is empty; send a JSON object"))
 
     /// Throws what ``rejectUnknownKeys(_:allowed:)`` throws, for the fast path's fields.
     static func rejectUnknown(_ fields: [String: String?], allowed: Set<String>) throws {

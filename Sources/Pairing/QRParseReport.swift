@@ -23,6 +23,16 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
     public var discriminatorIsShort: Bool?
     public var passcode: Int?
 
+    /// lowerCamelCase with initialisms as words (`vendorId`, as `deviceId`), the naming of every
+    /// JSON key nbgw prints (docs/cli.md "Output and errors").
+    enum CodingKeys: String, CodingKey {
+        case kind, actionName, actionData, origin, label, source, version
+        case vendorID = "vendorId"
+        case productID = "productId"
+        case commissioningFlow, rendezvousInformation, rendezvousMethods, discriminator, discriminatorIsShort
+        case passcode
+    }
+
     public init(_ payload: NBBindPayload) {
         kind = "nb-bind"
         actionName = payload.actionName

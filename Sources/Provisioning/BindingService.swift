@@ -1,11 +1,22 @@
 import Cloud
 import DeviceIdentity
+import Logging
 import Metrics
 import Pairing
 import Registry
 
-/// The one code path from a scanned QR to a binding, shared by the CLI, CSV batches, the HTTP
-/// ingest API and the daemon: parse → resolve through the cloud → bind under the seed's rules.
+/// The one code path from a scanned QR to a binding, shared by the CLI, the HTTP ingest API and
+/// the daemon: parse → resolve → bind under the seed's rules, local first.
+///
+/// - **Resolve**: a label under the cloud's prefix whose code the store holds (a module this
+///   gateway registered, or one it has seen) resolves from the store, with no round trip. Only a
+///   label the store has never seen goes to the cloud (``Cloud/CloudService/resolveLabel(_:attempt:)``),
+///   and a failure says so.
+/// - **Bind**: the local bind and, for a cloud that syncs, its outbox row commit in one
+///   transaction (``Registry/Registry/bindInGroup(_:timeout:queueForCloud:)``). Then the row is sent
+///   while the caller waits at most ``cloudWait`` (default 2 s): whatever the cloud does, the
+///   answer comes within that budget, `synced` or `queued` (the outbox sends the rest).
+/// - **Unbind**: the same, local first.
 ///
 /// Every bind it attempts is counted in `nbgw_binds_total{source, result}` (swift-metrics; the
 /// process that bootstraps a metrics backend exports it): `source` is `cli`, `csv`, `http` or
@@ -21,28 +32,95 @@ public struct BindingService: Sendable {
     /// The counter's label.
     public static let bindsCounterLabel = "nbgw_binds_total"
 
+    /// The default of ``cloudWait``: long enough for a reachable cloud's two calls of a bind
+    /// (a pairing token, then the bind), short enough for a bench scanning a tray of modules.
+    public static let defaultCloudWait: Duration = .seconds(2)
+
     public let cloud: any CloudService
     public let registry: Registry
-    /// Measures the activation budget (`--timeout`); injected so tests control time.
+    /// Measures the activation budget (`--timeout`) and the cloud wait; injected so tests control time.
     public let clock: any Clock<Duration>
     /// Where the bind counters go; nil: the process's bootstrapped `MetricsSystem` at the time of each bind.
     public let metrics: (any MetricsFactory)?
+    /// How long a bind or unbind waits for a syncing cloud after committing locally.
+    public let cloudWait: Duration
+    /// Sends just-committed outbox rows.
+    public let sender: OutboxSender
 
+    /// - Parameters:
+    ///   - cloudWait: how long a bind waits for a syncing cloud after its local commit (`--cloud-wait`,
+    ///     `[cloud] sync_wait`).
+    ///   - logger: where unsent outbox rows are logged; nil logs nothing.
     public init(
         cloud: any CloudService,
         registry: Registry,
         clock: any Clock<Duration> = ContinuousClock(),
-        metrics: (any MetricsFactory)? = nil
+        metrics: (any MetricsFactory)? = nil,
+        cloudWait: Duration = BindingService.defaultCloudWait,
+        logger: Logger? = nil
     ) {
         self.cloud = cloud
         self.registry = registry
         self.clock = clock
         self.metrics = metrics
+        self.cloudWait = cloudWait
+        self.sender = OutboxSender(registry: registry, cloud: cloud, logger: logger)
     }
 
-    /// Parses a payload and resolves labels through the cloud (`nbgw qr parse`).
+    /// Parses a payload and resolves a label (`nbgw qr parse`): from the store when it knows the
+    /// label, else through the cloud.
     public func parse(_ qr: String) async throws(NBGWError) -> QRPayload {
-        try await cloud.resolve(try QRPayloadParser.parse(qr))
+        try await resolve(try QRPayloadParser.parse(qr), budget: BindingRules.defaultActivationTimeout)
+    }
+
+    /// A label made concrete: the device it names, from the store when the label is this cloud's
+    /// and its code is known here, else from the cloud within `budget`. Other payloads pass through.
+    public func resolve(_ payload: QRPayload, budget: Duration) async throws(NBGWError) -> QRPayload {
+        guard case .label(let label) = payload else { return payload }
+        let ours = label.base.lowercased() == cloud.labelBase.lowercased()
+        if ours, let device = try registry.device(labelCode: label.code) {
+            do {
+                return .nbBind(
+                    NBBindPayload(deviceID: try DeviceID(device.deviceID), origin: .label, labelURL: label.url)
+                )
+            } catch {
+                throw NBGWError(.internalError, "stored device id \(device.deviceID) is invalid: \(error)")
+            }
+        }
+        guard cloud.syncsBindings else {
+            // The embedded cloud's labels all live in the store: there is no one else to ask.
+            throw ours ? CloudLabels.unknown(label) : CloudLabels.foreign(label, base: cloud.labelBase)
+        }
+        let attempt = CloudAttempt(idempotencyKey: IdempotencyKey.make(), patience: .interactive)
+        let cloud = self.cloud
+        let (result, inTime) = await Budget.run(budget, on: clock) { () async -> Result<DeviceID, CloudFailure> in
+            do throws(CloudFailure) {
+                return .success(try await cloud.resolveLabel(label, attempt: attempt))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let unseen =
+            "label \(label.url.escapedForDisplay()) is not in this gateway's store (no module registered or seen "
+            + "here has code \(label.code.escapedForDisplay())), so only the cloud can resolve it"
+        switch result {
+        case .success(let deviceID):
+            return .nbBind(NBBindPayload(deviceID: deviceID, origin: .label, labelURL: label.url))
+        case .failure where !inTime:
+            throw NBGWError(
+                .timeout,
+                "\(unseen), and it did not answer within \(Budget.describe(budget)); retry when it is reachable"
+            )
+        case .failure(let failure) where failure.kind == .refused:
+            throw failure.error
+        case .failure(let failure):
+            throw NBGWError(failure.error.code, "\(unseen), and it could not: \(failure.error.message)")
+        }
+    }
+
+    /// The QR payload printed on a registered device's label.
+    public func labelPayload(for device: DeviceRecord) -> String {
+        cloud.labelBase + device.labelCode
     }
 
     /// Binds the device a QR names to `account`'s `home`.
@@ -83,7 +161,7 @@ public struct BindingService: Sendable {
 
     /// ``bind(qr:account:home:token:source:operator:ingest:timeout:)`` for a payload the caller
     /// already parsed (the ingest API validates it before anything else): labels are resolved
-    /// through the cloud here, as for a QR.
+    /// here, as for a QR.
     public func bind(
         _ payload: QRPayload,
         account: String,
@@ -124,7 +202,7 @@ public struct BindingService: Sendable {
         timeout: Duration
     ) async throws(NBGWError) -> CloudBindOutcome {
         let remaining = BindingService.countdown(clock, from: timeout)
-        let payload = try await cloud.resolve(parsed)
+        let payload = try await resolve(parsed, budget: timeout)
         let deviceID: DeviceID
         switch payload {
         case .nbBind(let nb):
@@ -141,7 +219,7 @@ public struct BindingService: Sendable {
                 "activation did not finish within \(timeout): resolving the QR took the whole budget; retry"
             )
         }
-        return try await cloud.bindDevice(
+        let synced = try await registry.bindInGroup(
             BindCommand(
                 deviceID: deviceID,
                 account: account,
@@ -151,8 +229,30 @@ public struct BindingService: Sendable {
                 operator: `operator`,
                 ingest: ingest
             ),
-            timeout: left
+            timeout: left,
+            queueForCloud: cloud.syncsBindings
         )
+        guard let entry = synced.outboxEntry else { return CloudBindOutcome(outcome: synced.change) }
+        let sync = await sender.sendNow(entry, budget: min(cloudWait, max(remaining(), .zero)), clock: clock)
+        return CloudBindOutcome(outcome: synced.change, sync: sync)
+    }
+
+    /// Removes a device's binding, locally first; for a cloud that syncs, the cloud unbind is
+    /// queued in the same transaction and sent within ``cloudWait``.
+    public func unbind(
+        deviceID: String,
+        source: BindingSource,
+        operator: String? = nil
+    ) async throws(NBGWError) -> CloudUnbindOutcome {
+        let synced = try registry.unbind(
+            deviceID: deviceID,
+            source: source,
+            operator: `operator`,
+            queueForCloud: cloud.syncsBindings
+        )
+        guard let entry = synced.outboxEntry else { return CloudUnbindOutcome(binding: synced.change) }
+        let sync = await sender.sendNow(entry, budget: cloudWait, clock: clock)
+        return CloudUnbindOutcome(binding: synced.change, sync: sync)
     }
 
     /// Adds `by` to `nbgw_binds_total{source, result}`: for bind paths that do not go through

@@ -1,7 +1,7 @@
 import Pairing
 import Synchronization
 
-/// The binds waiting for the store's writer, handed over in groups (``Registry/bindInGroup(_:timeout:enqueue:)``).
+/// The binds waiting for the store's writer, handed over in groups (``Registry/bindInGroup(_:timeout:queueForCloud:)``).
 ///
 /// Callers append and suspend; whoever appends to an idle queue leads: it commits a group's worth
 /// and, when its own bind is answered, hands the lead to the oldest waiting request. Seeing the
@@ -15,7 +15,8 @@ final class BindQueue: Sendable {
         /// The caller's activation budget; the request's share of it is over at `deadline`.
         let timeout: Duration
         let deadline: ContinuousClock.Instant
-        let enqueue: @Sendable (BindOutcome) -> Registry.OutboxRequest?
+        /// Whether a bind that changes something also queues its cloud `bind` outbox row.
+        let queueForCloud: Bool
         let reply: CheckedContinuation<Turn, Never>
     }
 

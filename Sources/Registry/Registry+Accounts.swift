@@ -41,9 +41,15 @@ extension Registry {
     }
 
     /// Rejects empty, over-long or control-character names: they end up in reports and terminals.
+    ///
+    /// The rule counts Unicode scalars (code points), as JSON Schema's `maxLength` does, so that
+    /// docs/ingest-api.yaml states it exactly: 1 to 64 scalars, none a control character (C0, DEL,
+    /// C1), the first and the last not a space separator (``QRScalar/isSpaceSeparator(_:)``).
     static func validateName(_ name: String, what: String) throws(NBGWError) {
-        guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy({ !QRScalar.isControl($0) }),
-            name.trimmingCharacters(in: .whitespaces) == name
+        let scalars = name.unicodeScalars
+        guard (1...64).contains(scalars.count), scalars.allSatisfy({ !QRScalar.isControl($0) }),
+            let first = scalars.first, let last = scalars.last,
+            !QRScalar.isSpaceSeparator(first), !QRScalar.isSpaceSeparator(last)
         else {
             throw NBGWError(
                 .invalidArgument,
@@ -57,6 +63,15 @@ extension Registry {
 enum QRScalar {
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// Unicode's space separators (general category Zs), what Foundation's `.whitespaces` holds
+    /// besides the tab (a control character here anyway); listed so the API spec can name them.
+    static func isSpaceSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
     }
 }
 

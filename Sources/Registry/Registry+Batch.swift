@@ -39,15 +39,16 @@ extension Registry {
         }
     }
 
-    /// Runs a batch on the store's writer connection. The body drives transactions through the
-    /// ``BatchWriter`` (one per chunk; for a dry run, one for everything, rolled back at the end).
+    /// Runs a batch on the store's writer connection. The body opens the job and hands the store
+    /// one chunk of rows at a time (``BatchSession/bindChunk(_:operator:complete:)``): each chunk
+    /// is one transaction (for a dry run, everything is one transaction, rolled back at the end).
     ///
-    /// - Parameter syncBindings: also queue a cloud `bind` outbox row for every bound device, in the
-    ///   same transaction (HTTP clouds).
-    public func withBatchWriter<T>(
+    /// - Parameter queueForCloud: also queue a cloud `bind` outbox row for every bound device, in
+    ///   the same transaction (clouds that sync).
+    public func withBatchSession<T>(
         dryRun: Bool,
-        syncBindings: Bool = false,
-        _ body: (BatchWriter) throws -> T
+        queueForCloud: Bool = false,
+        _ body: (BatchSession) throws -> T
     )
         throws(NBGWError) -> T
     {
@@ -58,9 +59,10 @@ extension Registry {
                 // levels resident. It stays well inside the batch's 64 MiB memory budget.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
-                let writer = try BatchWriter(db: db, registry: self, dryRun: dryRun, syncBindings: syncBindings)
-                defer { writer.rollbackIfOpen() }
-                return try body(writer)
+                let session = try BatchSession(db: db, registry: self, dryRun: dryRun, queueForCloud: queueForCloud)
+                defer { session.rollbackIfOpen() }
+                if dryRun { try session.begin() }
+                return try body(session)
             }
         } catch {
             throw Registry.storeError(error, path: path)
@@ -68,9 +70,12 @@ extension Registry {
     }
 }
 
-/// The batch hot path: prepared statements reused for every row, cached account and home facts,
-/// and chunk transactions that commit the rows together with the job's progress.
-public final class BatchWriter {
+/// A CSV batch's side in the store, and the batch hot path: the seed's rules decided here for a
+/// chunk of rows at a time (``bindChunk(_:operator:complete:)``), with prepared statements reused
+/// for every row, cached account and home facts, and chunk transactions that commit the rows
+/// together with the job's progress. The reader, the report and label resolution are the
+/// caller's (Provisioning's `BatchBinder`); transactions never leave this type.
+public final class BatchSession {
     let db: Database
     let registry: Registry
     public let dryRun: Bool
@@ -102,19 +107,21 @@ public final class BatchWriter {
         var accountName: String
         var homeName: String
         var rows: [Int64]
+        /// The devices' ids, for their outbox rows (only when the batch queues cloud binds).
+        var deviceIDs: [String] = []
     }
 
     /// What the store knows about the device a row names.
-    public struct DeviceLookup {
-        public var row: Int64
-        public var deviceID: String
-        public var facts: BindFacts.DeviceFacts
-        public var existing: BindFacts.ExistingBinding?
+    struct DeviceLookup {
+        var row: Int64
+        var deviceID: String
+        var facts: BindFacts.DeviceFacts
+        var existing: BindFacts.ExistingBinding?
         /// The line of this job that named the device before, from committed chunks.
         var firstLine: Int?
     }
 
-    init(db: Database, registry: Registry, dryRun: Bool, syncBindings: Bool) throws {
+    init(db: Database, registry: Registry, dryRun: Bool, queueForCloud: Bool) throws {
         self.db = db
         self.registry = registry
         self.dryRun = dryRun
@@ -152,25 +159,23 @@ public final class BatchWriter {
                 JOIN batch_job_device AS s ON s.job_id = ?5 AND s.device_row = j.value
                 """
         )
-        // The cloud bind of each bound device, queued with it (payload keys as TuyaCloud's
-        // OutboxPayload.Bind encodes them; idempotency key from SQLite's CSPRNG, 104 bits).
+        // The cloud bind of each bound device, queued with it: the payload from the outbox's one
+        // encoder (OutboxPayload), the key from its one generator (IdempotencyKey), a row at a time.
         insertOutbox =
-            syncBindings
+            queueForCloud
             ? try PreparedStatement(
                 db,
                 sql: """
                     INSERT INTO cloud_outbox (idempotency_key, operation, subject, payload, created_at, next_attempt_at)
-                    SELECT 'nbgw-' || lower(hex(randomblob(13))), 'bind', d.device_id,
-                        json_object('account', ?2, 'deviceID', d.device_id, 'home', ?3), ?1, ?1
-                    FROM json_each(?4) AS j JOIN device AS d ON d.id = j.value
+                    VALUES (?1, 'bind', ?2, ?3, ?4, ?4)
                     """
             ) : nil
     }
 
     /// Wall-clock milliseconds from the registry's injected clock.
-    public func nowMillis() -> Int64 { registry.nowMillis() }
+    func nowMillis() -> Int64 { registry.nowMillis() }
 
-    public func begin() throws {
+    func begin() throws {
         guard !inTransaction else { return }
         // IMMEDIATE: take the write lock up front (see Registry.write); the busy timeout applies.
         try db.execute(sql: "BEGIN IMMEDIATE")
@@ -203,7 +208,7 @@ public final class BatchWriter {
             if sameFile && !restart {
                 jobID = row["id"]
                 if ownTransaction { try commit() }
-                return BatchWriter.job(row, resumed: true)
+                return BatchSession.job(row, resumed: true)
             }
             if !sameFile && !restart {
                 rollbackIfOpen()
@@ -233,7 +238,7 @@ public final class BatchWriter {
         jobID = db.lastInsertedRowID
         let row = try Row.fetchOne(db, sql: "SELECT * FROM batch_job WHERE id = ?", arguments: [jobID])!
         if ownTransaction { try commit() }
-        return BatchWriter.job(row, resumed: false)
+        return BatchSession.job(row, resumed: false)
     }
 
     static func job(_ row: Row, resumed: Bool) -> BatchJob {
@@ -260,7 +265,7 @@ public final class BatchWriter {
         )
     }
 
-    public func account(_ name: String) throws -> BindFacts.AccountFacts? {
+    func account(_ name: String) throws -> BindFacts.AccountFacts? {
         if let cached = accounts[name] { return cached }
         let facts = try Row.fetchOne(db, sql: "SELECT id, role FROM account WHERE name = ?", arguments: [name]).map {
             BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue)
@@ -269,7 +274,7 @@ public final class BatchWriter {
         return facts
     }
 
-    public func home(_ name: String) throws -> BindFacts.HomeFacts? {
+    func home(_ name: String) throws -> BindFacts.HomeFacts? {
         if let cached = homes[name] { return cached?.0 }
         let facts = try Row.fetchOne(db, sql: "SELECT id, owner_account_id FROM home WHERE name = ?", arguments: [name])
             .map { row in
@@ -287,11 +292,11 @@ public final class BatchWriter {
         return facts
     }
 
-    public func device(id: String) throws -> DeviceLookup? {
+    func device(id: String) throws -> DeviceLookup? {
         try lookup(deviceByID, id)
     }
 
-    public func device(labelCode: String) throws -> DeviceLookup? {
+    func device(labelCode: String) throws -> DeviceLookup? {
         try lookup(deviceByLabel, labelCode)
     }
 
@@ -317,7 +322,7 @@ public final class BatchWriter {
 
     /// Records that `line` names the device; returns the earlier line when the file named it before
     /// (in a committed chunk of this job, or earlier in this chunk).
-    public func firstLine(ofDuplicate device: DeviceLookup, line: Int) -> Int? {
+    func firstLine(ofDuplicate device: DeviceLookup, line: Int) -> Int? {
         if let first = device.firstLine ?? chunkSeen[device.row] { return first }
         chunkSeen[device.row] = line
         pendingSeen.append(device.row << 32 | Int64(line))
@@ -325,7 +330,7 @@ public final class BatchWriter {
     }
 
     /// Queues the binding and its audit row (source `csv`) for the chunk's set-wise insert.
-    public func bind(
+    func bind(
         _ device: DeviceLookup,
         account: BindFacts.AccountFacts,
         accountName: String,
@@ -345,6 +350,9 @@ public final class BatchWriter {
                 rows: []
             )
         ].rows.append(device.row)
+        if insertOutbox != nil {
+            pendingBinds[PendingKey(account: account.id, home: home.id)]!.deviceIDs.append(device.deviceID)
+        }
     }
 
     static func jsonArray(_ values: [Int64]) -> String {
@@ -363,11 +371,11 @@ public final class BatchWriter {
     func flushWrites() throws {
         if !pendingSeen.isEmpty {
             insertSeen.bind(1, jobID)
-            insertSeen.bind(2, BatchWriter.jsonArray(pendingSeen))
+            insertSeen.bind(2, BatchSession.jsonArray(pendingSeen))
             try insertSeen.run()
         }
         for (key, group) in pendingBinds {
-            let rows = BatchWriter.jsonArray(group.rows)
+            let rows = BatchSession.jsonArray(group.rows)
             insertBindings.bind(1, key.account)
             insertBindings.bind(2, key.home)
             insertBindings.bind(3, chunkNow)
@@ -382,11 +390,16 @@ public final class BatchWriter {
             insertAudits.bind(6, rows)
             try insertAudits.run()
             if let insertOutbox {
-                insertOutbox.bind(1, chunkNow)
-                insertOutbox.bind(2, group.accountName)
-                insertOutbox.bind(3, group.homeName)
-                insertOutbox.bind(4, rows)
-                try insertOutbox.run()
+                for deviceID in group.deviceIDs {
+                    let payload = OutboxPayload.bind(
+                        .init(deviceID: deviceID, account: group.accountName, home: group.homeName)
+                    )
+                    insertOutbox.bind(1, IdempotencyKey.make())
+                    insertOutbox.bind(2, deviceID)
+                    insertOutbox.bind(3, payload.json)
+                    insertOutbox.bind(4, chunkNow)
+                    try insertOutbox.run()
+                }
             }
         }
         pendingSeen.removeAll(keepingCapacity: true)
@@ -394,8 +407,97 @@ public final class BatchWriter {
         chunkSeen.removeAll(keepingCapacity: true)
     }
 
+    /// Decides a chunk of rows in one transaction, exactly as a single bind decides one
+    /// (``BindingRules/evaluate(_:nowMillis:)`` over the same facts), plus what only a file has: a
+    /// device named twice in it is `DUPLICATE_IN_FILE` (within the chunk and against the job's
+    /// committed chunks). Then `complete` gets the outcomes, writes the report and returns the job's
+    /// progress, which commits with the rows, so rows, report and progress never disagree.
+    ///
+    /// Why the caller reads and parses the rows first: the store's write lock is held only while
+    /// the rows are decided and written, not while the file is read.
+    ///
+    /// - Throws: store failures only (disk full, I/O, a trigger refusing what the rules allowed):
+    ///   the chunk rolls back and the batch stops; every rule refusal is an outcome.
+    public func bindChunk(
+        _ rows: [BatchRow],
+        operator: String?,
+        complete: ([BatchRowOutcome]) throws -> (job: BatchJob, finished: Bool)
+    ) throws -> [BatchRowOutcome] {
+        do {
+            try begin()
+            let now = nowMillis()
+            var outcomes: [BatchRowOutcome] = []
+            outcomes.reserveCapacity(rows.count)
+            for row in rows {
+                outcomes.append(try decide(row, operator: `operator`, now: now))
+            }
+            let progress = try complete(outcomes)
+            try commitChunk(progress.job, finished: progress.finished)
+            return outcomes
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+    }
+
+    /// One row: the device, a repeat in the file, the account and home facts, the rules; a bind
+    /// is queued for the chunk's set-wise insert.
+    private func decide(_ row: BatchRow, operator: String?, now: Int64) throws -> BatchRowOutcome {
+        var deviceID: String?
+        do {
+            let lookup: DeviceLookup?
+            switch row.device {
+            case .id(let id):
+                deviceID = id
+                lookup = try device(id: id)
+            case .labelCode(let code, let unknown):
+                guard let found = try device(labelCode: code) else { throw unknown }
+                lookup = found
+            }
+            if let lookup {
+                deviceID = lookup.deviceID
+                if let first = firstLine(ofDuplicate: lookup, line: row.line) {
+                    throw NBGWError(
+                        .duplicateInFile,
+                        "device \(lookup.deviceID) was already named on line \(first) of this file; list each device once"
+                    )
+                }
+            }
+            let account = try account(row.accountName)
+            let home = try home(row.homeName)
+            let facts = BindFacts(
+                deviceID: deviceID ?? "",
+                accountName: row.accountName,
+                homeName: row.homeName,
+                account: account,
+                home: home,
+                device: lookup?.facts,
+                existing: lookup?.existing,
+                token: .notGiven
+            )
+            switch try BindingRules.evaluate(facts, nowMillis: now) {
+            case .unchanged:
+                return .unchanged(deviceID: deviceID ?? "")
+            case .bind:
+                bind(
+                    lookup!,
+                    account: account!,
+                    accountName: row.accountName,
+                    home: home!,
+                    homeName: row.homeName,
+                    operator: `operator`,
+                    line: row.line,
+                    now: now
+                )
+                return .bound(deviceID: deviceID ?? "")
+            }
+        } catch let error as NBGWError {
+            return .refused(error, deviceID: deviceID)
+        }
+    }
+
     /// Commits the chunk with the job's progress, so rows and progress can never disagree.
-    public func commitChunk(_ job: BatchJob, finished: Bool) throws {
+    func commitChunk(_ job: BatchJob, finished: Bool) throws {
         try flushWrites()
         let codes = String(decoding: try JSONEncoder().encode(job.failuresByCode), as: UTF8.self)
         let now = nowMillis()

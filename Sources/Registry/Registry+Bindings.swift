@@ -19,8 +19,8 @@ extension Registry {
     )
         throws(NBGWError) -> BindOutcome
     {
-        // One implementation: the cloud-synced variant (Registry+CloudSync) with nothing to enqueue.
-        try bind(command, timeout: timeout) { _ in nil }.change
+        // One implementation: the cloud-synced variant (Registry+CloudSync) with nothing to queue.
+        try bind(command, timeout: timeout, queueForCloud: false).change
     }
 
     /// Runs `body` on the writer with SQLite's busy timeout set to `timeout` (restored after), and
@@ -301,8 +301,8 @@ extension Registry {
     ) throws(NBGWError)
         -> BindingRecord
     {
-        // One implementation: the cloud-synced variant with nothing to enqueue.
-        try unbind(deviceID: deviceID, source: source, operator: `operator`) { _ in nil }.change
+        // One implementation: the cloud-synced variant with nothing to queue.
+        try unbind(deviceID: deviceID, source: source, operator: `operator`, queueForCloud: false).change
     }
 
     /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.

@@ -9,7 +9,7 @@ extension Registry {
     /// binds take a few milliseconds.
     static let bindGroupLimit = 64
 
-    /// ``bind(_:timeout:enqueue:)`` for concurrent callers (the ingest API, the daemon): binds that
+    /// ``bind(_:timeout:queueForCloud:)`` for concurrent callers (the ingest API, the daemon): binds that
     /// arrive together are committed together, each group one IMMEDIATE transaction with one
     /// savepoint per bind. A call returns once its group has committed, so a returned outcome is
     /// on disk as surely as a lone bind's.
@@ -35,7 +35,7 @@ extension Registry {
     public func bindInGroup(
         _ command: BindCommand,
         timeout: Duration = BindingRules.defaultActivationTimeout,
-        enqueue: @escaping @Sendable (BindOutcome) -> OutboxRequest? = { _ in nil }
+        queueForCloud: Bool = false
     ) async throws(NBGWError) -> SyncedChange<BindOutcome> {
         let id = bindQueue.nextID()
         let turn = await withCheckedContinuation { continuation in
@@ -44,7 +44,7 @@ extension Registry {
                 command: command,
                 timeout: timeout,
                 deadline: ContinuousClock.now.advanced(by: timeout),
-                enqueue: enqueue,
+                queueForCloud: queueForCloud,
                 reply: continuation
             )
             // An idle queue: lead at once, without suspending.
@@ -185,10 +185,7 @@ extension Registry {
                 // waiting must not let an expired token through.
                 let now = nowMillis()
                 let outcome = try Registry.bindRules(db, request.command, now: now, owners: &owners)
-                var entry: OutboxEntry?
-                if let outbox = request.enqueue(outcome) {
-                    entry = try Registry.fetchOutbox(db, id: Registry.insertOutbox(db, outbox, now: now))
-                }
+                let entry = request.queueForCloud ? try Registry.queueBind(db, outcome, now: now) : nil
                 try PreparedStatement.cached(db, "RELEASE bind").run()
                 results[index] = .success(SyncedChange(change: outcome, outboxEntry: entry))
             } catch {

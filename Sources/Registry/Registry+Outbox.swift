@@ -54,21 +54,19 @@ extension Registry {
             operation: OutboxEntry.Operation,
             subject: String,
             payload: String,
-            idempotencyKey: String = Registry.makeIdempotencyKey()
+            idempotencyKey: String = IdempotencyKey.make()
         ) {
             self.operation = operation
             self.subject = subject
             self.payload = payload
             self.idempotencyKey = idempotencyKey
         }
-    }
 
-    /// A fresh idempotency key: `nbgw-` and 26 random base-32 characters (130 bits, CSPRNG).
-    public static func makeIdempotencyKey() -> String {
-        let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
-        var generator = SystemRandomNumberGenerator()
-        return "nbgw-"
-            + String(decoding: (0..<26).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+        /// The row for `payload`, under a fresh key (``IdempotencyKey/make()``): the one way rows
+        /// get their JSON and their key.
+        public init(_ payload: OutboxPayload) {
+            self.init(operation: payload.operation, subject: payload.subject, payload: payload.json)
+        }
     }
 
     // MARK: Enqueue

@@ -21,7 +21,7 @@ public final class Registry: Sendable {
     /// Runs the background checkpoints once ``checkpointInBackground(every:)`` (or the
     /// `walCheckpointing` option) asked for them.
     let checkpointer: BackgroundCheckpointer
-    /// Binds waiting to be committed together (``bindInGroup(_:timeout:enqueue:)``).
+    /// Binds waiting to be committed together (``bindInGroup(_:timeout:queueForCloud:)``).
     let bindQueue = BindQueue()
     /// The API key lookup's own connection (``verifyAPIKey(prefix:keyHash:)``).
     let keyReader: APIKeyReader
@@ -103,7 +103,7 @@ public final class Registry: Sendable {
     /// a transaction) in memory: `temp_store = MEMORY` on the writer connection only, set after the
     /// migrations ran.
     ///
-    /// Why: a group commit (``bindInGroup(_:timeout:enqueue:)``) opens one savepoint per bind, and
+    /// Why: a group commit (``bindInGroup(_:timeout:queueForCloud:)``) opens one savepoint per bind, and
     /// SQLite keeps a savepoint's journal in memory only up to 64 KiB by default; past that it
     /// creates a temporary file (created and unlinked in /var/tmp), writes every further journaled
     /// page to it and deletes it at the commit. At full ingest load one group in ten spilled:

@@ -46,9 +46,13 @@ public final class AsyncHTTPClientTransport: CloudHTTPTransport {
             )
         } catch is CancellationError {
             throw CancellationError()
+        } catch let error as HTTPClientError where error == .cancelled || Task.isCancelled {
+            // AsyncHTTPClient ends a request whose task was cancelled with its own error.
+            throw CancellationError()
         } catch let error as HTTPClientError {
             throw AsyncHTTPClientTransport.classify(error)
         } catch {
+            if Task.isCancelled { throw CancellationError() }
             throw CloudTransportError(.connection, String(describing: error))
         }
     }

@@ -1,5 +1,5 @@
-/// JSON bodies and results of nbgw's cloud profile. Keys are snake_case like Tuya's OpenAPI,
-/// except the QR parse result, which keeps the app SDK's `{actionName, actionData}`.
+/// JSON bodies and results of nbgw's cloud profile. Every key is snake_case, like Tuya's OpenAPI
+/// (docs/cloud-api.yaml "Naming").
 extension CloudAPI {
     /// `GET /v1.0/token` and `/v1.0/token/{refresh_token}` (§1.5).
     public struct TokenResult: Codable, Sendable, Equatable {
@@ -142,7 +142,8 @@ extension CloudAPI {
         public init(code: String) { self.code = code }
     }
 
-    /// `{actionName, actionData}` exactly as the app SDK names them (§1.1).
+    /// The app SDK's `{actionName, actionData}` (§1.1), spelled in snake_case like every key of
+    /// the profile: `{action_name, action_data: {id}}`.
     public struct QRParseResult: Codable, Sendable, Equatable {
         public struct ActionData: Codable, Sendable, Equatable {
             public var id: String
@@ -156,6 +157,11 @@ extension CloudAPI {
         public init(actionName: String, actionData: ActionData) {
             self.actionName = actionName
             self.actionData = actionData
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case actionName = "action_name"
+            case actionData = "action_data"
         }
     }
 

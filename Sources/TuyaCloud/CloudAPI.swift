@@ -10,7 +10,7 @@ public enum CloudAPI {
     public static func refreshTokenPath(_ refreshToken: String) -> String { "/v1.0/token/\(refreshToken)" }
     /// `POST` registers a module (idempotent by IMEI); `GET` lists registered modules.
     public static let modulesPath = "/v1.0/iot-03/nb-modules"
-    /// `POST {code}` → `{actionName, actionData}` (the app SDK's QR parse, §1.1).
+    /// `POST {code}` → `{action_name, action_data}` (the app SDK's QR parse, §1.1).
     public static let qrParsePath = "/v1.0/iot-03/qrcode/parse"
     /// `POST` creates a pairing token for a home (10 minutes, single use; §1.3).
     public static let pairingTokenPath = "/v1.0/iot-03/device-registration/token"

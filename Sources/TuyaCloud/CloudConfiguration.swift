@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 import Pairing
 

@@ -1,32 +1,32 @@
+import Cloud
 import DeviceIdentity
 import Foundation
 import Pairing
-import Registry
 
-/// The cloud calls themselves, without the local store: what the end-to-end flow
-/// (register → parse → token → bind → pairing result → unbind) and the sync check use. The
-/// public forms throw ``Pairing/NBGWError``; the internal forms keep ``TuyaCloudError`` for the
-/// outbox, which must tell transient from permanent failures.
+/// The cloud calls themselves: what the end-to-end flow (register → parse → token → bind →
+/// pairing result → unbind) uses directly, and what ``Cloud/CloudService`` is built on. The public
+/// forms throw ``Pairing/NBGWError``; the internal forms keep ``TuyaCloudError``, which tells
+/// transient from permanent failures.
+///
+/// A state-changing call made here without an idempotency key is tried once: a retry could act
+/// twice. Work that must get through goes through the caller's outbox, which keys every row.
 extension HTTPCloud {
-    /// The cloud's QR parse (§1.1): `{actionName, actionData}` for a label this cloud issued;
+    /// The cloud's QR parse (§1.1): `{action_name, action_data}` for a label this cloud issued;
     /// `QR_PROTOCOL_NOT_RECOGNIZED` for anything else.
     public func parseQR(_ code: String) async throws(NBGWError) -> CloudAPI.QRParseResult {
-        try await nbgw { () async throws(TuyaCloudError) in
-            try await client.perform(
-                try call(
-                    "POST",
-                    CloudAPI.qrParsePath,
-                    body: CloudAPI.QRParseRequest(code: code),
-                    operation: "parse QR \(code.escapedForDisplay(limit: 48))"
-                )
-            )
-        }
+        try await nbgw { () async throws(TuyaCloudError) in try await requestParseQR(code, policy: nil) }
     }
 
     /// A pairing token for `account`'s `home` (§1.3): 10 minutes, single use.
-    public func createPairingToken(home: String, account: String) async throws(NBGWError) -> CloudPairingToken {
+    ///
+    /// - Parameter key: the idempotency key; without one the call is tried once.
+    public func createPairingToken(
+        home: String,
+        account: String,
+        key: String? = nil
+    ) async throws(NBGWError) -> CloudPairingToken {
         try await nbgw { () async throws(TuyaCloudError) in
-            try await requestPairingToken(home: home, account: account, key: Registry.makeIdempotencyKey(), policy: nil)
+            try await requestPairingToken(home: home, account: account, key: key, policy: key == nil ? .noRetries : nil)
         }
     }
 
@@ -35,7 +35,8 @@ extension HTTPCloud {
         deviceID: String,
         account: String,
         home: String,
-        token: String
+        token: String,
+        key: String? = nil
     ) async throws(NBGWError) -> CloudAPI.BindResult {
         try await nbgw { () async throws(TuyaCloudError) in
             try await requestBind(
@@ -43,8 +44,8 @@ extension HTTPCloud {
                 account: account,
                 home: home,
                 token: token,
-                key: Registry.makeIdempotencyKey(),
-                policy: nil
+                key: key,
+                policy: key == nil ? .noRetries : nil
             )
         }
     }
@@ -65,9 +66,9 @@ extension HTTPCloud {
     }
 
     /// Removes a device's binding in the cloud.
-    public func unbindInCloud(deviceID: String) async throws(NBGWError) -> CloudAPI.UnbindResult {
+    public func unbindInCloud(deviceID: String, key: String? = nil) async throws(NBGWError) -> CloudAPI.UnbindResult {
         try await nbgw { () async throws(TuyaCloudError) in
-            try await requestUnbind(deviceID: deviceID, key: Registry.makeIdempotencyKey(), policy: nil)
+            try await requestUnbind(deviceID: deviceID, key: key, policy: key == nil ? .noRetries : nil)
         }
     }
 
@@ -85,7 +86,19 @@ extension HTTPCloud {
         }
     }
 
-    // MARK: Typed calls for the outbox
+    // MARK: Typed calls
+
+    func requestParseQR(_ code: String, policy: RetryPolicy?) async throws(TuyaCloudError) -> CloudAPI.QRParseResult {
+        try await client.perform(
+            try call(
+                "POST",
+                CloudAPI.qrParsePath,
+                body: CloudAPI.QRParseRequest(code: code),
+                operation: "parse QR \(code.escapedForDisplay(limit: 48))"
+            ),
+            policy: policy
+        )
+    }
 
     func requestRegister(
         _ request: CloudAPI.RegisterRequest,
@@ -101,7 +114,7 @@ extension HTTPCloud {
     func requestPairingToken(
         home: String,
         account: String,
-        key: String,
+        key: String?,
         policy: RetryPolicy?
     ) async throws(TuyaCloudError) -> CloudPairingToken {
         let requested = client.wallClock.now()
@@ -128,7 +141,7 @@ extension HTTPCloud {
         account: String,
         home: String,
         token: String,
-        key: String,
+        key: String?,
         policy: RetryPolicy?
     ) async throws(TuyaCloudError) -> CloudAPI.BindResult {
         try await client.perform(
@@ -145,7 +158,7 @@ extension HTTPCloud {
 
     func requestUnbind(
         deviceID: String,
-        key: String,
+        key: String?,
         policy: RetryPolicy?
     ) async throws(TuyaCloudError)
         -> CloudAPI.UnbindResult

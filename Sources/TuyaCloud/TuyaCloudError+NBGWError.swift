@@ -1,3 +1,4 @@
+import Cloud
 import Pairing
 
 extension TuyaCloudError {

@@ -1,3 +1,4 @@
+import Cloud
 import Pairing
 
 /// A failed cloud call, before it is turned into an operator-facing ``Pairing/NBGWError``: what

@@ -1,3 +1,4 @@
+import Cloud
 import Foundation
 import Logging
 import Pairing
@@ -69,9 +70,10 @@ final class TuyaOpenAPIClient: Sendable {
                 do throws(TuyaCloudError) {
                     token = try await accessToken()
                 } catch {
-                    // The token call already retried; its failure is this call's failure.
+                    // The token call already retried; its failure is this call's failure (a cancelled
+                    // caller's, a cancellation: the shared fetch may fail on for the others).
                     throw TuyaCloudError(
-                        error.kind,
+                        Task.isCancelled ? .cancelled : error.kind,
                         operation: call.operation,
                         endpoint: error.endpoint,
                         attempts: error.attempts
@@ -93,6 +95,12 @@ final class TuyaOpenAPIClient: Sendable {
                 reauthenticated = true
                 attempt -= 1
             } catch {
+                // Why first: a cancelled request often surfaces as a transport error (a closed
+                // channel); for the caller it is a cancellation, whatever the transport said, so the
+                // outbox makes the row due again at once instead of backing off.
+                if Task.isCancelled {
+                    throw TuyaCloudError(.cancelled, operation: call.operation, endpoint: endpoint, attempts: attempt)
+                }
                 guard policy.isRetryable(error), attempt < policy.maxAttempts else {
                     throw TuyaCloudError(error, operation: call.operation, endpoint: endpoint, attempts: attempt)
                 }

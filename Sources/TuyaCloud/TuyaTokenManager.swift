@@ -68,7 +68,7 @@ actor TuyaTokenManager {
 
     private static func value(of task: Task<Token, any Error>) async throws(TuyaCloudError) -> Token {
         do {
-            return try await task.value
+            return try await SharedTaskWaiter.value(of: task)
         } catch let error as TuyaCloudError {
             throw error
         } catch {

@@ -26,7 +26,7 @@ extension Bind {
                 operator: who.resolved,
                 chunkSize: chunkSize
             )
-            let summary = try await cloudOptions.withCloud(registry) { cloud in
+            let summary = try await cloudOptions.withCloud { cloud in
                 try BatchBinder(registry: registry, cloud: cloud).run(
                     request,
                     progress: { progress in

@@ -30,6 +30,9 @@ struct Bind: AsyncParsableCommand {
     @Option(help: "A CSV file of scanned payloads (header: qr[,account,home,ref,note]).")
     var csv: String?
 
+    @Option(help: "A photo or scan (PNG, JPEG): bind the device of every QR code zbar reads in it.")
+    var image: String?
+
     @Option(help: "The owner account to bind to (for --csv: rows without an account column value).")
     var account: String?
 
@@ -55,11 +58,13 @@ struct Bind: AsyncParsableCommand {
     var chunkSize: Int = 5000
 
     func validate() throws {
-        guard (qr == nil) != (csv == nil) else {
-            throw ValidationError("give exactly one of --qr PAYLOAD or --csv FILE")
+        guard [qr, csv, image].compactMap({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of --qr PAYLOAD, --image FILE or --csv FILE")
         }
-        if qr != nil {
-            guard account != nil, home != nil else { throw ValidationError("--qr needs --account and --home") }
+        if qr != nil || image != nil {
+            guard account != nil, home != nil else {
+                throw ValidationError("--qr and --image need --account and --home")
+            }
             guard report == nil, !dryRun, !restart else {
                 throw ValidationError("--report, --dry-run and --restart go with --csv")
             }
@@ -84,7 +89,7 @@ struct Bind: AsyncParsableCommand {
         var boundAt: Date
         var source: String
         var `operator`: String?
-        /// With an HTTP cloud: `synced`, `queued` or `failed`.
+        /// With a remote cloud: `synced`, `queued` or `failed`.
         var cloudSync: String?
         var cloudMessage: String?
     }
@@ -94,11 +99,24 @@ struct Bind: AsyncParsableCommand {
             try await runBatch(csv)
             return
         }
-        try await Output.run(json: store.json) {
+        if let image {
+            // Every code in the picture, one bind each, in the order zbar found them; the first
+            // refusal ends the command with its code (the binds before it stand).
+            try await Output.run(json: store.json) {
+                for code in try QRImages.read(image) { try await bindOne(code) }
+            }
+            return
+        }
+        try await Output.run(json: store.json) { try await bindOne(qr!) }
+    }
+
+    func bindOne(_ qr: String) async throws {
+        do {
             let registry = try store.openRegistry()
-            let result = try await cloudOptions.withCloud(registry) { cloud in
-                try await BindingService(cloud: cloud, registry: registry).bind(
-                    qr: qr!,
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait).bind(
+                    qr: qr,
                     account: account!,
                     home: home!,
                     token: token,
@@ -162,8 +180,10 @@ struct Unbind: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let result = try await cloudOptions.withCloud(registry) { cloud in
-                try await cloud.unbindDevice(deviceID: device, source: .cli, operator: who.resolved)
+            let wait = try cloudOptions.cloudWait()
+            let result = try await cloudOptions.withCloud { cloud in
+                try await BindingService(cloud: cloud, registry: registry, cloudWait: wait)
+                    .unbind(deviceID: device, source: .cli, operator: who.resolved)
             }
             let removed = result.binding
             if store.json {

@@ -1,12 +1,12 @@
 import ArgumentParser
 import Foundation
 import Pairing
-import TuyaCloud
+import Provisioning
 
 struct CloudCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cloud",
-        abstract: "Keep the local store and an HTTP cloud consistent (outbox, divergences).",
+        abstract: "Keep the local store and a remote cloud consistent (outbox, divergences).",
         subcommands: [CloudSync.self]
     )
 }
@@ -40,8 +40,8 @@ struct CloudSync: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openExistingRegistry()
-            let report = try await cloudOptions.withHTTPCloud(registry) { cloud in
-                let drain = noSend ? nil : await OutboxDrainer(cloud: cloud).drain()
+            let report = try await cloudOptions.withSyncingCloud { cloud in
+                let drain = noSend ? nil : await OutboxDrainer(registry: registry, cloud: cloud).drain()
                 let divergences = check ? try await CloudSyncChecker.check(registry: registry, cloud: cloud) : nil
                 return Report(drain: drain, check: divergences)
             }

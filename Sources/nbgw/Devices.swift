@@ -42,8 +42,8 @@ struct DevicesRegister: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openRegistry()
-            let registration = try await cloudOptions.withCloud(registry) { cloud in
-                try await DeviceRegistrar(cloud: cloud).register(
+            let registration = try await cloudOptions.withCloud { cloud in
+                try await DeviceRegistrar(cloud: cloud, registry: registry).register(
                     imei: imei,
                     imsi: imsi,
                     iccid: iccid,
@@ -132,7 +132,7 @@ struct DevicesShow: AsyncParsableCommand {
                     "no device with id or IMEI \(device.escapedForDisplay()); list them with `nbgw devices list`"
                 )
             }
-            let label = try await cloudOptions.withCloud(registry) { cloud in cloud.labelPayload(for: record) }
+            let label = try await cloudOptions.withCloud { cloud in cloud.labelBase + record.labelCode }
             let report = Report(
                 device: record,
                 qr: label,

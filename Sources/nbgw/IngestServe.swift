@@ -1,4 +1,5 @@
 import ArgumentParser
+import Console
 import Foundation
 import Ingest
 import Logging
@@ -113,10 +114,14 @@ struct IngestServe: AsyncParsableCommand {
             logger.logLevel = Logger.Level(rawValue: logLevel) ?? .notice
             let registry = try store.openRegistry()
             let json = store.json
-            try await cloudOptions.withCloud(registry) { cloud in
+            configuration.cloudWait = try cloudOptions.cloudWait()
+            try await cloudOptions.withCloud { [configuration] cloud in
                 let scheme = configuration.scheme
-                let app = try IngestService.buildApplication(
-                    configuration: configuration,
+                // The web console answers beside the API (docs/console.md); modem actions go to the
+                // daemon's control socket when one runs.
+                let app = try ConsoleService.buildApplication(
+                    ingest: configuration,
+                    controlSocket: DaemonControl.socketPath(),
                     registry: registry,
                     cloud: cloud,
                     logger: logger

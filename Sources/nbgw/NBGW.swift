@@ -18,8 +18,10 @@ struct NBGW: AsyncParsableCommand {
         subcommands: [
             QR.self, Bind.self, Unbind.self, Token.self, Accounts.self, Homes.self, Bindings.self, Devices.self,
             Modem.self, ModemsCommand.self, ATConsole.self,
-            CloudCommand.self, APIKeys.self, IngestCommand.self,
+            CloudCommand.self, APIKeys.self, IngestCommand.self, Operators.self,
             DiscoveryCommand.self,
+            StoreCommand.self,
+            LabelsCommand.self, ScanCommand.self,
         ]
     )
 

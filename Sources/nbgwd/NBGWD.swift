@@ -21,7 +21,8 @@ struct NBGWD: AsyncParsableCommand {
         discussion: """
             Configuration: --config PATH, else \(DaemonConfiguration.defaultPath) when present, else the \
             built-in defaults; then the environment (NBGW_DB, NBGW_CLOUD_URL, NBGW_CLOUD_CLIENT_ID, \
-            NBGW_CLOUD_SECRET, …), then these flags. Stops gracefully on SIGTERM or SIGINT. \
+            NBGW_CLOUD_SECRET and the other NBGW_CLOUD_* settings), then these flags. Stops gracefully on \
+            SIGTERM or SIGINT. \
             Exit codes: 0 stopped, 64 usage, 69 a service could not run, 70 store unavailable, \
             71 store failed unexpectedly, 75 shutdown overran the grace period, 78 invalid configuration \
             (docs/operations.md).

@@ -86,7 +86,7 @@ struct DaemonConfigurationTests {
     func completeFile() throws {
         let configuration = try DaemonConfiguration.parse(toml: Self.full, file: "full.toml")
         #expect(configuration.store.path == "/var/lib/nbgw/nbgw.sqlite")
-        #expect(configuration.cloud == .init(mode: .local))
+        #expect(configuration.cloud == .init(mode: "local"))
         #expect(configuration.modem.apn == "iot.example")
         #expect(configuration.modem.technologies == ["nb-iot", "lte-m"])
         #expect(configuration.modem.bands == ["nb-iot": [3, 8, 20], "lte-m": [2, 4]])
@@ -117,10 +117,38 @@ struct DaemonConfigurationTests {
         #expect(configuration == DaemonConfiguration())
         let gateway = GatewayConfiguration()
         #expect(configuration.modem.registrationTimeout == gateway.registrationTimeout)
+        #expect(configuration.modem.signalPollInterval == gateway.signalPollInterval)
+        #expect(configuration.modem.backoffInitial == gateway.backoffInitial)
         #expect(configuration.modem.backoffCap == gateway.backoffCap)
+        #expect(configuration.modem.maxResets == gateway.maxResets)
+        #expect(configuration.modem.simPollInterval == gateway.simPollInterval)
         #expect(configuration.metrics.listen.isLoopback)
         #expect(configuration.ingest.enabled == false)
         #expect(configuration.discovery.udev)
+    }
+
+    @Test("every [cloud] setting of the HTTP cloud is read, checked by the cloud, and rendered but the secret")
+    func cloudSettingsKeys() throws {
+        let text = """
+            [cloud]
+            url = "https://cloud.example"
+            client_id = "abc123"
+            secret = "0123456789abcdef0123"
+            connect_timeout = 3
+            request_timeout = 7
+            max_attempts = 2
+            label_base = "https://labels.example/d/"
+            """
+        let configuration = try DaemonConfiguration.parse(toml: text, file: "cloud.toml")
+        #expect(configuration.cloud.mode == "http")
+        #expect(configuration.cloud.settings.count == 6)
+        try configuration.cloud.check(environment: [:])
+        let rendered = configuration.renderedTOML()
+        #expect(!rendered.contains("0123456789abcdef0123"), "the secret is never rendered")
+        #expect(rendered.contains("# secret is set (not shown)"))
+        var expected = configuration
+        expected.cloud.settings["secret"] = nil
+        #expect(try DaemonConfiguration.parse(toml: rendered, file: "rendered.toml") == expected)
     }
 
     @Test("examples/nbgwd.toml documents exactly the built-in defaults")
@@ -285,14 +313,43 @@ struct DaemonConfigurationTests {
                 "NBGW_CLOUD_SECRET": "s3cr3t-value",
             ]
         )
-        #expect(loaded.configuration.cloud.mode == .http)
+        #expect(loaded.configuration.cloud.mode == "http")
         #expect(loaded.configuration.cloud.url == "https://openapi.tuyaeu.com")
         let local = try DaemonConfiguration.load(
             explicitPath: file,
             environment: ["NBGW_CLOUD_URL": "https://openapi.tuyaeu.com"],
             overrides: DaemonOverrides(cloud: "local")
         )
-        #expect(local.configuration.cloud.mode == .local)
+        #expect(local.configuration.cloud.mode == "local")
+    }
+
+    @Test("[cloud] modes come from the adapter catalogue; an adapter's keys belong to its mode; sync_wait is read")
+    func cloudModesAndKeys() throws {
+        let http = try DaemonConfiguration.parse(
+            toml: "[cloud]\nurl = \"https://openapi.tuyaeu.com\"\nsync_wait = 0.5\n",
+            file: "c.toml"
+        )
+        #expect(http.cloud.mode == "http" && http.cloud.syncWait == .milliseconds(500))
+        #expect(http.renderedTOML().contains("sync_wait = 0.5"))
+        let unknown = try problems("[cloud]\nmode = \"ftp\"\n")
+        #expect(unknown.problems.first?.key == "cloud.mode")
+        #expect(unknown.problems.first?.message.contains("\"local\", \"http\"") == true)
+        let stray = try problems("[cloud]\nmode = \"local\"\nclient_id = \"id\"\n")
+        #expect(stray.problems.first?.key == "cloud.client_id")
+        #expect(stray.problems.first?.message.contains("not a setting of mode \"local\"") == true)
+        let slow = try problems("[cloud]\nsync_wait = 600\n")
+        #expect(slow.problems.first?.key == "cloud.sync_wait")
+        #expect {
+            try DaemonConfiguration.load(
+                explicitPath: nil,
+                defaultPath: "/nonexistent/nbgwd.toml",
+                environment: [:],
+                overrides: DaemonOverrides(cloud: "gopher://example.org")
+            )
+        } throws: { error in
+            (error as? DaemonConfigurationError)?.problems.first?.key == "--cloud"
+                && "\(error)".contains("names no known cloud")
+        }
     }
 
     @Test("a file holding the cloud secret must not be readable by others")

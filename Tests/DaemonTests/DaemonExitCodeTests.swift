@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-/// `nbgwd`'s documented exit codes, from the real process (docs/operations.md, "Exit codes").
+/// `nbgwd`'s documented exit codes, from the real process (docs/operations.md, "Troubleshooting by exit code").
 @Suite("nbgwd exit codes", .timeLimit(.minutes(2)))
 struct DaemonExitCodeTests {
     /// Runs `nbgwd arguments…` to completion: status, stdout, stderr.

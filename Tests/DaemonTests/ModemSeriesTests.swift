@@ -124,7 +124,7 @@ struct ModemSeriesTests {
         let gateway = Gateway(
             configuration: GatewayConfiguration(),
             registry: registry,
-            cloud: EmbeddedCloud(registry: registry)
+            cloud: EmbeddedCloud()
         )
         let withHTTPCloud = Daemon.healthCheck(gateway: gateway, registry: registry, countsOutbox: true, started: .now)
         #expect(await withHTTPCloud().outboxPending == 3)

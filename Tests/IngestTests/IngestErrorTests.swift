@@ -168,6 +168,11 @@ struct IngestErrorTests {
                     400, "INVALID_ARGUMENT"
                 ),
                 ("/v1/qr/parse", #"{"qr":"x","extra":1}"#, 400, "INVALID_ARGUMENT"),
+                // Optional, but a string when present (docs/ingest-api.yaml): null is a wrong type.
+                (
+                    "/v1/bindings", #"{"qr":"\#(fixture.labels[0])","account":"alice","home":"lab","token":null}"#, 400,
+                    "INVALID_ARGUMENT"
+                ),
                 (
                     "/v1/bindings", jsonBody(["qr": String(repeating: "7", count: 5000), "account": "a", "home": "h"]),
                     400, "INVALID_QR"
@@ -190,16 +195,48 @@ struct IngestErrorTests {
         #expect(try fixture.registry.auditLog().count == auditBefore)
     }
 
-    @Test("Unknown routes are 404 NOT_FOUND, wrong methods 405, both with the error body")
+    @Test("Query items are form-decoded (+ is a space); malformed escapes and repeated items are 400")
+    func queries() async throws {
+        let fixture = try await IngestFixture(devices: 1)
+        try fixture.registry.addAccount(name: "ann lee", role: .owner)
+        try await fixture.withServer { client in
+            let headers = fixture.headers()
+            for uri in ["/v1/bindings?account=ann+lee", "/v1/bindings?account=ann%20lee"] {
+                let reply = try await client.call(.get, uri, headers: headers)
+                #expect(reply.status == 200, "\(uri): \(reply.body)")
+            }
+            for uri in ["/v1/bindings?account=%E2%28", "/v1/bindings?account=%zz", "/v1/modems?limit=1&limit=2"] {
+                let reply = try await client.call(.get, uri, headers: headers)
+                #expect(reply.status == 400 && reply.code == "INVALID_ARGUMENT", "\(uri): \(reply.body)")
+            }
+        }
+    }
+
+    @Test("Names count Unicode code points, as the spec's maxLength does: 64 accepted, 65 refused")
+    func nameLength() throws {
+        // "é" as e + U+0301: 64 characters on screen would be 128 code points; 32 pairs are 64.
+        let sixtyFour = String(repeating: "e\u{301}", count: 32)
+        #expect(throws: Never.self) { try Registry.validateEntityName(sixtyFour, what: "home name") }
+        #expect(throws: NBGWError.self) { try Registry.validateEntityName(sixtyFour + "e", what: "home name") }
+        #expect(throws: NBGWError.self) { try Registry.validateEntityName("lab\u{3000}", what: "home name") }
+        #expect(throws: Never.self) { try Registry.validateEntityName("l\u{3000}b", what: "home name") }
+    }
+
+    @Test("Unknown routes are 404 NOT_FOUND, wrong methods 405 with Allow (RFC 9110), both with the error body")
     func routing() async throws {
         let fixture = try await IngestFixture(devices: 0)
         try await fixture.withServer { client in
             let notFound = try await client.call(.get, "/v1/nothing", headers: fixture.headers())
             #expect(notFound.status == 404)
             #expect(notFound.code == "NOT_FOUND")
+            #expect(notFound.headers[.allow] == nil)
             let method = try await client.call(.put, "/v1/bindings", headers: fixture.headers())
             #expect(method.status == 405)
             #expect(method.code == "METHOD_NOT_ALLOWED")
+            #expect(method.headers[.allow] == "POST, GET")
+            let options = try await client.call(.options, "/v1/devices/x1", headers: fixture.headers())
+            #expect(options.status == 405)
+            #expect(options.headers[.allow] == "GET")
         }
     }
 

@@ -26,7 +26,7 @@ final class IngestFixture: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-ingest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path)
-        cloud = EmbeddedCloud(registry: registry)
+        cloud = EmbeddedCloud()
         try registry.addAccount(name: "alice", role: .owner)
         try registry.addAccount(name: "bob", role: .owner)
         try registry.addAccount(name: "gus", role: .guest)
@@ -42,7 +42,7 @@ final class IngestFixture: Sendable {
         var labels: [String] = []
         for serial in 0..<count {
             let body = String(format: "35693803%06d", serial)
-            let registration = try await DeviceRegistrar(cloud: cloud).register(
+            let registration = try await DeviceRegistrar(cloud: cloud, registry: registry).register(
                 imei: body + String(Luhn.checkDigit(for: body)),
                 manufacturer: "Quectel",
                 model: "BC66"

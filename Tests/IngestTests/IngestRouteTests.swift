@@ -170,8 +170,11 @@ struct IngestRouteTests {
             #expect(created.status == 201, "\(created.body)")
             let token = try #require(created.json["token"] as? String)
             #expect(created.json["home"] as? String == "lab")
-            let expiresAt = try #require(created.json["expiresAt"] as? String)
-            #expect(created.json["expires_at"] as? String == expiresAt)
+            #expect(created.json["expiresAt"] is String)
+            #expect(
+                Set(created.json.keys) == ["token", "home", "expiresAt"],
+                "one spelling per field: \(created.body)"
+            )
             let withBody = try await client.call(.post, "/v1/homes/lab/pairing-tokens", headers: headers, body: "{}")
             #expect(withBody.status == 201)
             let strict = try await client.call(
@@ -270,7 +273,7 @@ struct IngestRouteTests {
             )
             let live = try #require(modems.first { ($0["imei"] as? String) == seen.imei })
             #expect(live["port"] as? String == "/dev/ttyUSB2")
-            #expect(live["signalDBm"] as? Int == -98)
+            #expect(live["signalDbm"] as? Int == -98)
             #expect(live["lastSeen"] is String)
             #expect(modems.filter { ($0["imei"] as? String) != seen.imei }.allSatisfy { $0["port"] == nil })
             let cursor = try #require(page.json["nextCursor"] as? String)
@@ -279,6 +282,8 @@ struct IngestRouteTests {
             #expect(rest.json["nextCursor"] == nil)
             let bad = try await client.call(.get, "/v1/modems?cursor=%%%", headers: fixture.headers())
             #expect(bad.status == 400)
+            let empty = try await client.call(.get, "/v1/modems?cursor=", headers: fixture.headers())
+            #expect(empty.code == "INVALID_ARGUMENT", "an empty cursor is no device id: \(empty.body)")
             let badLimit = try await client.call(.get, "/v1/modems?limit=0", headers: fixture.headers())
             #expect(badLimit.code == "INVALID_ARGUMENT")
             let unknownParam = try await client.call(.get, "/v1/modems?state=up", headers: fixture.headers())

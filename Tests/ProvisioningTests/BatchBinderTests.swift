@@ -19,7 +19,7 @@ struct BatchBinderTests {
         init(devices count: Int = 6) async throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             registry = try Registry(path: directory.appendingPathComponent("s.sqlite").path)
-            cloud = EmbeddedCloud(registry: registry)
+            cloud = EmbeddedCloud()
             try registry.addAccount(name: "alice", role: .owner)
             try registry.addAccount(name: "bob", role: .owner)
             try registry.addAccount(name: "gus", role: .guest)
@@ -29,7 +29,7 @@ struct BatchBinderTests {
             var ids: [String] = []
             for serial in 0..<count {
                 let payload = String(format: "35693803%06d", serial)
-                let registration = try await DeviceRegistrar(cloud: cloud).register(
+                let registration = try await DeviceRegistrar(cloud: cloud, registry: registry).register(
                     imei: payload + String(Luhn.checkDigit(for: payload))
                 )
                 labels.append(registration.labelPayload)

@@ -46,7 +46,7 @@ struct BindingServiceTests {
         init() throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             registry = try Registry(path: directory.appendingPathComponent("s.sqlite").path)
-            cloud = EmbeddedCloud(registry: registry)
+            cloud = EmbeddedCloud()
             try registry.addAccount(name: "alice", role: .owner)
             try registry.addHome(name: "lab", owner: "alice")
         }
@@ -66,7 +66,7 @@ struct BindingServiceTests {
     @Test("A label issued by the embedded cloud binds; the same QR as JSON reaches the same device")
     func labelAndJSONBindTheSameDevice() async throws {
         let store = try Store()
-        let registration = try await DeviceRegistrar(cloud: store.cloud).register(
+        let registration = try await DeviceRegistrar(cloud: store.cloud, registry: store.registry).register(
             imei: "490154203237518",
             model: "BC95"
         )
@@ -119,7 +119,9 @@ struct BindingServiceTests {
     @Test("When resolving the QR uses up the activation budget, the bind fails with TIMEOUT and binds nothing")
     func activationBudget() async throws {
         let store = try Store()
-        let registration = try await DeviceRegistrar(cloud: store.cloud).register(imei: "490154203237518")
+        let registration = try await DeviceRegistrar(cloud: store.cloud, registry: store.registry).register(
+            imei: "490154203237518"
+        )
         let slow = BindingService(
             cloud: store.cloud,
             registry: store.registry,
@@ -144,7 +146,7 @@ struct BindingServiceTests {
     @Test("The registrar validates identities before the cloud sees them")
     func registrarValidates() async throws {
         let store = try Store()
-        let registrar = DeviceRegistrar(cloud: store.cloud)
+        let registrar = DeviceRegistrar(cloud: store.cloud, registry: store.registry)
         #expect(await code { _ = try await registrar.register(imei: "12345") } == .invalidArgument)
         #expect(await code { _ = try await registrar.register(imei: "490154203237518", imsi: "x") } == .invalidArgument)
         #expect(
@@ -162,7 +164,9 @@ struct BindingServiceTests {
         for serial in 0..<50 {
             let payload = String(format: "35693803%06d", serial)
             let imei = payload + String(Luhn.checkDigit(for: payload))
-            let registration = try await DeviceRegistrar(cloud: store.cloud).register(imei: imei)
+            let registration = try await DeviceRegistrar(cloud: store.cloud, registry: store.registry).register(
+                imei: imei
+            )
             ids.insert(registration.device.deviceID)
             labels.insert(registration.labelPayload)
             #expect(registration.device.deviceID.count == 20)

@@ -74,4 +74,19 @@ struct CSVReaderTests {
         #expect(got[1].problem?.contains("longer") == true)
         #expect(got.last?.fields == ["ok"])
     }
+
+    /// fuzz-csv's first finding, minimised (Fuzz/Corpus/fuzz-csv/crash-9cadcf926581cf3cce2ae7881f1289ddedc92b6a): in a
+    /// quoted field that never closes, a CR that ended one read and an LF that began the next were
+    /// two line breaks, so the record was cut at the CR and every line number after it was one too
+    /// high. One read or many must give the same records.
+    @Test("A CR LF in a quoted field is one line break even when a read ends between them", arguments: [1, 2, 3])
+    func splitCRLFInQuotes(bufferSize: Int) throws {
+        let bytes = Array("\",\r\n".utf8)
+        let whole = try records(bytes, bufferSize: 4096)
+        #expect(whole.count == 1)
+        #expect(whole.first?.endOffset == 4 && whole.first?.nextLine == 2, "\(whole)")
+        #expect(try records(bytes, bufferSize: bufferSize) == whole)
+        let later = Array("a\n\"x,\r\nb\n".utf8)
+        #expect(try records(later, bufferSize: bufferSize) == records(later, bufferSize: 4096))
+    }
 }

@@ -90,9 +90,13 @@ import Testing
 
     @Test("an IMEI recorded early on a replug takes the module's row and keeps its last facts until the full identity")
     func imeiEarlyOnAReplug() async throws {
-        let device = try registry.registerDevice(
-            ModuleIdentity(imei: try IMEI(Self.imei)),
-            mint: { (try! DeviceID("nbearly00000000000001"), "EARLY0000001") }
+        let device = try #require(
+            try registry.recordRegistration(
+                ModuleIdentity(imei: try IMEI(Self.imei)),
+                deviceID: try! DeviceID("nbearly00000000000001"),
+                labelCode: "EARLY0000001",
+                minted: true
+            )
         ).device
         try await registry.beginModemProbe(port: "/dev/ttyUSB2")
         try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
@@ -177,9 +181,13 @@ import Testing
 
     @Test("a replug on another port moves the IMEI's row there: one row, same device id, first sighting kept")
     func replugMovesTheRow() async throws {
-        let device = try registry.registerDevice(
-            ModuleIdentity(imei: try IMEI(Self.imei)),
-            mint: { (try! DeviceID("nbreplug0000000000001"), "REPLUG000001") }
+        let device = try #require(
+            try registry.recordRegistration(
+                ModuleIdentity(imei: try IMEI(Self.imei)),
+                deviceID: try! DeviceID("nbreplug0000000000001"),
+                labelCode: "REPLUG000001",
+                minted: true
+            )
         ).device
         try await registry.beginModemProbe(port: "/dev/ttyUSB2")
         try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
@@ -252,9 +260,13 @@ import Testing
 
     @Test("the schema refuses two present rows on one port, bad IMEIs, unknown states and another IMEI's device")
     func schemaChecks() throws {
-        let device = try registry.registerDevice(
-            ModuleIdentity(imei: try IMEI(Self.otherIMEI)),
-            mint: { (try! DeviceID("nbschema000000000001"), "SCHEMA000001") }
+        let device = try #require(
+            try registry.recordRegistration(
+                ModuleIdentity(imei: try IMEI(Self.otherIMEI)),
+                deviceID: try! DeviceID("nbschema000000000001"),
+                labelCode: "SCHEMA000001",
+                minted: true
+            )
         ).device
         let queue = try DatabaseQueue(path: store.path)
         let insert = """

@@ -25,13 +25,21 @@ struct RegistryBindingTests {
             try registry.addAccount(name: "gus", role: .guest)
             try registry.addHome(name: "alice-home", owner: "alice")
             try registry.addHome(name: "bob-meters", owner: "bob", allowedProducts: ["meter"])
-            meter = try registry.registerDevice(
-                ModuleIdentity(imei: try IMEI("490154203237518"), productID: "meter"),
-                mint: { (try! DeviceID("dev-meter-1"), "LABELMETER1") }
+            meter = try #require(
+                try registry.recordRegistration(
+                    ModuleIdentity(imei: try IMEI("490154203237518"), productID: "meter"),
+                    deviceID: try! DeviceID("dev-meter-1"),
+                    labelCode: "LABELMETER1",
+                    minted: true
+                )
             ).device
-            tracker = try registry.registerDevice(
-                ModuleIdentity(imei: try IMEI("356938035643809"), productID: "tracker"),
-                mint: { (try! DeviceID("dev-tracker-1"), "LABELTRACK1") }
+            tracker = try #require(
+                try registry.recordRegistration(
+                    ModuleIdentity(imei: try IMEI("356938035643809"), productID: "tracker"),
+                    deviceID: try! DeviceID("dev-tracker-1"),
+                    labelCode: "LABELTRACK1",
+                    minted: true
+                )
             ).device
         }
 
@@ -162,13 +170,17 @@ struct RegistryBindingTests {
     @Test("Registering the same IMEI again returns the same device id and records changed fields")
     func registrationIsIdempotentByIMEI() throws {
         let f = try Fixture()
-        let again = try f.registry.registerDevice(
-            ModuleIdentity(
-                imei: try IMEI("490154203237518"),
-                iccid: try ICCID("89860012345678901234"),
-                productID: "meter"
-            ),
-            mint: { (try! DeviceID("never-used"), "NEVERUSED1") }
+        let again = try #require(
+            try f.registry.recordRegistration(
+                ModuleIdentity(
+                    imei: try IMEI("490154203237518"),
+                    iccid: try ICCID("89860012345678901234"),
+                    productID: "meter"
+                ),
+                deviceID: try! DeviceID("never-used"),
+                labelCode: "NEVERUSED1",
+                minted: true
+            )
         )
         #expect(!again.created)
         #expect(again.device.deviceID == f.meter.deviceID)

@@ -113,11 +113,13 @@ struct RegistryGroupCommitTests {
         for index in 0..<64 {
             let body = String(format: "35000000%06d", index)
             let imei = try IMEI(body + String(Luhn.checkDigit(for: body)))
-            let device = try f.registry.registerDevice(
-                ModuleIdentity(imei: imei, productID: "meter"),
-                mint: {
-                    (try! DeviceID(String(format: "dev-group-%02d", index)), String(format: "LABELGRP%04d", index))
-                }
+            let device = try #require(
+                try f.registry.recordRegistration(
+                    ModuleIdentity(imei: imei, productID: "meter"),
+                    deviceID: try! DeviceID(String(format: "dev-group-%02d", index)),
+                    labelCode: String(format: "LABELGRP%04d", index),
+                    minted: true
+                )
             ).device
             commands.append(Self.command(device.deviceID, "alice", "alice-home"))
         }

@@ -23,9 +23,13 @@ struct RegistryIngestTrailTests {
             try registry.addAccount(name: "bob", role: .owner)
             try registry.addHome(name: "lab", owner: "alice")
             try registry.addHome(name: "bobs", owner: "bob")
-            device = try registry.registerDevice(
-                ModuleIdentity(imei: try IMEI("490154203237518")),
-                mint: { (try! DeviceID("dev-1"), "LABEL1") }
+            device = try #require(
+                try registry.recordRegistration(
+                    ModuleIdentity(imei: try IMEI("490154203237518")),
+                    deviceID: try! DeviceID("dev-1"),
+                    labelCode: "LABEL1",
+                    minted: true
+                )
             ).device.deviceID.asDeviceID
         }
 

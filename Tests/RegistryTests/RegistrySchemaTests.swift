@@ -14,9 +14,13 @@ struct RegistrySchemaTests {
         try registry.addAccount(name: "alice", role: .owner)
         try registry.addAccount(name: "gus", role: .guest)
         try registry.addHome(name: "home", owner: "alice")
-        _ = try registry.registerDevice(
-            ModuleIdentity(imei: try IMEI("490154203237518")),
-            mint: { (try! DeviceID("dev-1"), "LABEL0001") }
+        _ = try #require(
+            try registry.recordRegistration(
+                ModuleIdentity(imei: try IMEI("490154203237518")),
+                deviceID: try! DeviceID("dev-1"),
+                labelCode: "LABEL0001",
+                minted: true
+            )
         )
         return (store, registry)
     }

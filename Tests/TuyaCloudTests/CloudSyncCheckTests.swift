@@ -1,5 +1,7 @@
+import Cloud
 import DeviceIdentity
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -11,9 +13,14 @@ struct CloudSyncCheckTests {
         try await CloudHarness.with { h async throws in
             try h.seedAccounts()
             // Only here: registered with the embedded cloud, never sent.
-            let localOnly = try h.registry.registerDevice(ModuleIdentity(imei: try IMEI(Modules.imeiA))) {
-                (try! DeviceID("nblocalonly000000000"), "LOCALONLY001")
-            }
+            let localOnly = try #require(
+                try h.registry.recordRegistration(
+                    ModuleIdentity(imei: try IMEI(Modules.imeiA)),
+                    deviceID: try! DeviceID("nblocalonly000000000"),
+                    labelCode: "LOCALONLY001",
+                    minted: true
+                )
+            )
             // Only in the cloud: another gateway registered and bound it.
             let other = try h.makeCloud(
                 registry: try Registry(path: h.directory.appendingPathComponent("other.sqlite").path)
@@ -23,7 +30,7 @@ struct CloudSyncCheckTests {
             _ = try await other.bindInCloud(deviceID: foreign, account: "bob", home: "attic", token: token.token)
             await other.shutdown()
 
-            let report = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            let report = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http)
             let kinds = report.divergences.map(\.kind)
             #expect(kinds.contains(.deviceMissingInCloud))
             #expect(kinds.contains(.deviceOnlyInCloud))
@@ -36,7 +43,7 @@ struct CloudSyncCheckTests {
 
             // Registering it with the HTTP cloud keeps its id, and that divergence goes away.
             _ = try await h.cloud.register(ModuleIdentity(imei: try IMEI(Modules.imeiA)))
-            let after = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            let after = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http)
             #expect(!after.divergences.map(\.kind).contains(.deviceMissingInCloud))
         }
     }

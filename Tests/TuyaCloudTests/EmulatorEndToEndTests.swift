@@ -1,7 +1,9 @@
+import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -29,7 +31,7 @@ struct EmulatorEndToEndTests {
             #expect(registration.labelPayload.hasPrefix(CloudConfiguration.defaultLabelBase))
             let deviceID = registration.device.deviceID
             #expect(try h.registry.device(imei: Modules.imeiA)?.deviceID == deviceID)
-            #expect(h.cloud.labelPayload(for: registration.device) == registration.labelPayload)
+            #expect(h.cloud.bindings.labelPayload(for: registration.device) == registration.labelPayload)
 
             // Parse: the label resolves through the cloud to the NB bind action.
             let parsed = try await h.cloud.parseQR(registration.labelPayload)
@@ -87,9 +89,14 @@ struct EmulatorEndToEndTests {
     @Test("A module registered locally keeps its device id and label when it moves to the cloud")
     func embeddedIDsAreKept() async throws {
         try await CloudHarness.with { h async throws in
-            let local = try h.registry.registerDevice(try Self.identity()) {
-                (try! DeviceID("nblocal000000000000a"), "LOCALCODE123")
-            }
+            let local = try #require(
+                try h.registry.recordRegistration(
+                    try Self.identity(),
+                    deviceID: try! DeviceID("nblocal000000000000a"),
+                    labelCode: "LOCALCODE123",
+                    minted: true
+                )
+            )
             let registration = try await h.cloud.register(try Self.identity())
             #expect(registration.device.deviceID == local.device.deviceID)
             #expect(registration.labelPayload == CloudConfiguration.defaultLabelBase + "LOCALCODE123")
@@ -234,7 +241,7 @@ struct EmulatorEndToEndTests {
             #expect(bound.outcome.status == .bound)
             #expect(bound.sync.state == .synced)
             #expect(try await h.cloud.cloudBindings().map { "\($0.uid)/\($0.assetID)" } == ["alice/lab"])
-            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud).isConsistent)
+            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
 
             let again = try await h.cloud.bind(
                 BindCommand(deviceID: try DeviceID(deviceID), account: "alice", home: "lab", source: .cli)
@@ -245,7 +252,7 @@ struct EmulatorEndToEndTests {
             #expect(unbound.sync.state == .synced)
             #expect(try await h.cloud.cloudBindings().isEmpty)
             #expect(try h.registry.binding(deviceID: deviceID) == nil)
-            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud).isConsistent)
+            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
         }
     }
 

@@ -1,7 +1,9 @@
+import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud

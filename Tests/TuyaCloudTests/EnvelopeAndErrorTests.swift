@@ -1,4 +1,6 @@
+import Cloud
 import Pairing
+import Provisioning
 import Testing
 import TuyaCloud
 

@@ -1,7 +1,9 @@
+import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -122,7 +124,7 @@ struct OutboxExactlyOnceTests {
             #expect(unbound.sync.state == .queued)
             #expect(unbound.sync.message?.contains("queued behind") == true)
             h.emulator.faults.set(EmulatorFaults())
-            let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http)
             #expect(check.divergences.filter { $0.kind == .syncPending }.count == 2)
 
             h.wallClock.advance(by: 3600)
@@ -130,7 +132,7 @@ struct OutboxExactlyOnceTests {
             #expect(report.sent == 2 && report.isComplete)
             #expect(try h.emulator.store.effects(subject: deviceID).map(\.operation) == ["register", "bind", "unbind"])
             #expect(try await h.cloud.cloudBindings().isEmpty)
-            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud).isConsistent)
+            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
         }
     }
 
@@ -148,7 +150,7 @@ struct OutboxExactlyOnceTests {
             #expect(result.sync.state == .failed)
             #expect(result.sync.code == ErrorCode.deviceAlreadyBound.rawValue)
 
-            let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http)
             #expect(check.divergences.map(\.kind).contains(.syncFailed))
             #expect(check.divergences.map(\.kind).contains(.bindingDiffers))
 
@@ -157,7 +159,7 @@ struct OutboxExactlyOnceTests {
             #expect(try h.registry.requeueOutbox(id: try #require(result.sync.outboxID)))
             let report = await OutboxDrainer(cloud: h.cloud).drain()
             #expect(report.sent == 1)
-            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud).isConsistent)
+            #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
         }
     }
 

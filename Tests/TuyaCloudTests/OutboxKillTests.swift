@@ -1,7 +1,9 @@
+import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -114,7 +116,10 @@ struct OutboxKillHelper {
         else { return }
         let registry = try Registry(path: store)
         let configuration = try CloudConfiguration.fromEnvironment(environment)
-        let cloud = HTTPCloud(configuration: configuration, registry: registry, transport: KillingTransport())
+        let cloud = GatewayCloud(
+            http: HTTPCloud(configuration: configuration, transport: KillingTransport()),
+            registry: registry
+        )
         let command = BindCommand(deviceID: try DeviceID(device), account: "alice", home: "lab", source: .daemon)
         switch point {
         case .afterLocalCommit:

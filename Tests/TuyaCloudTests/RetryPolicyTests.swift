@@ -1,5 +1,7 @@
+import Cloud
 import Foundation
 import Pairing
+import Provisioning
 import Registry
 import Testing
 import TuyaCloud
@@ -13,7 +15,7 @@ struct RetryPolicyTests {
         let transport: ScriptedTransport
         let sleeps = ManualClock()
         let wallClock = ManualWallClock()
-        let cloud: HTTPCloud
+        let cloud: GatewayCloud
 
         init(_ transport: ScriptedTransport, policy: RetryPolicy = .standard) throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -30,7 +32,7 @@ struct RetryPolicyTests {
         deinit { try? FileManager.default.removeItem(at: directory) }
     }
 
-    static let parseResult = #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"nb0123456789abcdefgh"}}"#
+    static let parseResult = #"{"action_name":"device_net_conn_bind_nb","action_data":{"id":"nb0123456789abcdefgh"}}"#
 
     @Test("Delays grow exponentially, are capped, and keep half of the cap fixed")
     func delays() {

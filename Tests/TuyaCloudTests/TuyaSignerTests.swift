@@ -1,3 +1,4 @@
+import Cloud
 import Testing
 import TuyaCloud
 

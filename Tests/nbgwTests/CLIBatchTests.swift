@@ -13,9 +13,14 @@ struct CLIBatchTests {
         return try (0..<count).map { serial in
             let payload = String(format: "35693803%06d", serial)
             let imei = try IMEI(payload + String(Luhn.checkDigit(for: payload)))
-            let device = try registry.registerDevice(ModuleIdentity(imei: imei)) {
-                (try! DeviceID(String(format: "dev%08d", serial)), String(format: "LBL%08d", serial))
-            }.device
+            let device = try #require(
+                try registry.recordRegistration(
+                    ModuleIdentity(imei: imei),
+                    deviceID: try! DeviceID(String(format: "dev%08d", serial)),
+                    labelCode: String(format: "LBL%08d", serial),
+                    minted: true
+                )
+            ).device
             return "https://nbgw.local/d/" + device.labelCode
         }
     }

@@ -58,8 +58,9 @@ struct CLIBindTests {
         let json = result.json
         #expect(json["kind"] as? String == "matter")
         #expect(json["version"] as? Int == 0)
-        #expect(json["vendorID"] as? Int == 0xFFF1)
-        #expect(json["productID"] as? Int == 0x8001)
+        #expect(json["vendorId"] as? Int == 0xFFF1)
+        #expect(json["productId"] as? Int == 0x8001)
+        #expect(json["vendorID"] == nil && json["productID"] == nil)
         #expect(json["commissioningFlow"] as? String == "standard")
         #expect(json["rendezvousInformation"] as? Int == 2)
         #expect(json["discriminator"] as? Int == 3840)

@@ -23,9 +23,13 @@ struct ModemsCLITests {
     /// that is no modem. Returns the ready one's device id.
     @discardableResult
     func seed() async throws -> String {
-        let device = try registry.registerDevice(
-            ModuleIdentity(imei: try IMEI(Self.readyIMEI), manufacturer: "Quectel", model: "BG95-M3"),
-            mint: { (try! DeviceID("nbclimodem0000000001"), "CLIMODEM0001") }
+        let device = try #require(
+            try registry.recordRegistration(
+                ModuleIdentity(imei: try IMEI(Self.readyIMEI), manufacturer: "Quectel", model: "BG95-M3"),
+                deviceID: try! DeviceID("nbclimodem0000000001"),
+                labelCode: "CLIMODEM0001",
+                minted: true
+            )
         ).device
         try await registry.beginModemProbe(
             port: "/dev/ttyUSB2",

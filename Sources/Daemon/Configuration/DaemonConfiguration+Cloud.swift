@@ -1,43 +1,74 @@
+import Cloud
+import CloudCatalogue
 import Pairing
-import TuyaCloud
 
 extension DaemonConfiguration {
-    /// `[cloud]`: the embedded local cloud (the default, no network) or a signed HTTP cloud.
+    /// `[cloud]`: which cloud modules are registered with and bindings kept in step with: the
+    /// embedded local cloud (the default, no network) or an adapter of ``CloudCatalogue``.
     public struct Cloud: Sendable, Equatable {
-        /// Which cloud registers modules.
-        public enum Mode: String, Sendable, Equatable, CaseIterable {
-            /// ``EmbeddedCloud``: registrations and labels in the local store.
-            case local
-            /// ``HTTPCloud`` at ``Cloud/url`` (docs/cloud.md).
-            case http
-        }
-
-        public var mode: Mode
-        /// The HTTP cloud's base URL (`https://HOST[:PORT]`), when ``mode`` is `http`.
+        /// An adapter's mode (``CloudCatalogue/modes``): `local`, `http`, …
+        public var mode: String
+        /// The cloud's URL, for a mode that needs one.
         public var url: String?
-        /// The section's other keys (`client_id`, `secret`, `connect_timeout`, `request_timeout`,
-        /// `max_attempts`, `label_base`) as text, for ``CloudConfiguration/resolve(baseURL:settings:environment:)``;
-        /// the environment's `NBGW_CLOUD_*` take precedence over them.
+        /// The section's adapter keys (for `http`: `client_id`, `secret`, `connect_timeout`,
+        /// `request_timeout`, `max_attempts`, `label_base`) as text; the environment's
+        /// `NBGW_CLOUD_*` take precedence over them.
         public var settings: [String: String]
+        /// How long a bind or unbind waits for a syncing cloud after its local commit before it
+        /// answers `cloudSync: queued` (`sync_wait`, seconds).
+        public var syncWait: Duration
 
-        public init(mode: Mode = .local, url: String? = nil, settings: [String: String] = [:]) {
+        public init(
+            mode: String = EmbeddedCloud.mode,
+            url: String? = nil,
+            settings: [String: String] = [:],
+            syncWait: Duration = .seconds(2)
+        ) {
             self.mode = mode
             self.url = url
             self.settings = settings
+            self.syncWait = syncWait
         }
 
-        /// The `[cloud]` keys that are passed through to ``CloudConfiguration`` as `settings`.
-        static let settingsKeys: [String] = [
-            CloudConfiguration.SettingsKey.clientID, CloudConfiguration.SettingsKey.secret,
-            CloudConfiguration.SettingsKey.connectTimeout, CloudConfiguration.SettingsKey.requestTimeout,
-            CloudConfiguration.SettingsKey.maxAttempts, CloudConfiguration.SettingsKey.labelBase,
-        ]
+        /// What ``CloudCatalogue/make(_:environment:logger:)`` builds.
+        public var selection: CloudSelection {
+            CloudSelection(mode: mode, url: url, settings: settings)
+        }
 
-        /// The HTTP cloud's configuration (URL, credentials from the environment or the file,
-        /// timeouts), or nil for the local cloud.
-        public func httpConfiguration(environment: [String: String]) throws(NBGWError) -> CloudConfiguration? {
-            guard mode == .http else { return nil }
-            return try CloudConfiguration.resolve(baseURL: url, settings: settings, environment: environment)
+        /// True for a cloud that is not the embedded one.
+        public var isRemote: Bool { mode != EmbeddedCloud.mode }
+
+        /// Every adapter key any mode reads (the config reader refuses the others).
+        static var settingsKeys: [String] {
+            var keys: [String] = []
+            for adapter in CloudCatalogue.adapters {
+                for key in adapter.settingsKeys where !keys.contains(key) { keys.append(key) }
+            }
+            return keys
+        }
+
+        /// The adapter keys that hold secrets, for any mode.
+        static var secretKeys: Set<String> {
+            Set(CloudCatalogue.adapters.flatMap { $0.secretKeys })
+        }
+
+        /// Checks the selection (URL, credentials) without connecting.
+        public func check(environment: [String: String]) throws(NBGWError) {
+            guard let adapter = CloudCatalogue.adapter(mode: mode) else {
+                throw NBGWError(
+                    .invalidArgument,
+                    "unknown mode \(mode.escapedForDisplay()): use one of "
+                        + CloudCatalogue.modes.map { "\"\($0)\"" }.joined(separator: ", ")
+                )
+            }
+            try adapter.check(selection, environment: environment)
+        }
+
+        /// `--cloud SPEC` or `$NBGW_CLOUD_URL`: `local`, or a URL an adapter claims.
+        mutating func select(_ spec: String) throws(NBGWError) {
+            let selection = try CloudCatalogue.selection(spec: spec)
+            mode = selection.mode
+            url = selection.url
         }
     }
 }

@@ -3,7 +3,6 @@ import Gateway
 import Pairing
 import Registry
 import TOMLKit
-import TuyaCloud
 
 #if canImport(Glibc)
 import Glibc
@@ -11,22 +10,12 @@ import Glibc
 
 extension DaemonConfiguration {
     /// Environment variables the daemon reads (besides the cloud's `NBGW_CLOUD_*`, read by
-    /// ``DaemonConfiguration/Cloud/httpConfiguration(environment:)``).
+    /// the cloud's adapter, ``DaemonConfiguration/Cloud/check(environment:)``).
     public enum EnvironmentKey {
         /// The store (as for the CLI).
         public static let database = "NBGW_DB"
         /// `local` or the HTTP cloud's base URL (as for the CLI).
         public static let cloudURL = "NBGW_CLOUD_URL"
-    }
-
-    /// Where the effective configuration came from, for `--check-config` and the start-up log.
-    public struct Sources: Sendable, Equatable {
-        /// The config file read, or nil when running on the built-in defaults.
-        public var file: String?
-        /// Environment variables that overrode a setting.
-        public var environment: [String]
-        /// True when flags overrode a setting.
-        public var flags: Bool
     }
 
     /// Loads the effective configuration: built-in defaults, then the file (`explicitPath`, else
@@ -52,12 +41,12 @@ extension DaemonConfiguration {
             let text = try readFile(path, explicit: explicitPath != nil)
             configuration = try parse(toml: text, file: path)
             sources.file = path
-            if configuration.cloud.settings[CloudConfiguration.SettingsKey.secret] != nil {
+            if let key = configuration.cloud.settings.keys.sorted().first(where: Cloud.secretKeys.contains) {
                 try checkSecretFilePermissions(
                     path,
-                    key: "cloud.secret",
-                    what: "the cloud secret",
-                    moveTo: "NBGW_CLOUD_SECRET in the unit's EnvironmentFile"
+                    key: "cloud.\(key)",
+                    what: "the cloud \(key)",
+                    moveTo: "its NBGW_CLOUD_* variable in the unit's EnvironmentFile (docs/cloud.md)"
                 )
             }
             if !configuration.sims.isEmpty {
@@ -71,14 +60,24 @@ extension DaemonConfiguration {
             sources.environment.append(EnvironmentKey.database)
         }
         if let url = environment[EnvironmentKey.cloudURL], !url.isEmpty {
-            configuration.cloud.select(url)
+            do {
+                try configuration.cloud.select(url)
+            } catch {
+                throw DaemonConfigurationError(file: nil, key: EnvironmentKey.cloudURL, error.message)
+            }
             sources.environment.append(EnvironmentKey.cloudURL)
         }
 
         // Flags over everything.
         if let path = overrides.storePath { configuration.store.path = path }
         if let socket = overrides.controlSocket { configuration.control.socket = socket }
-        if let cloud = overrides.cloud { configuration.cloud.select(cloud) }
+        if let cloud = overrides.cloud {
+            do {
+                try configuration.cloud.select(cloud)
+            } catch {
+                throw DaemonConfigurationError(file: nil, key: "--cloud", error.message)
+            }
+        }
         if let udev = overrides.udev { configuration.discovery.udev = udev }
         for port in overrides.ports {
             configuration.ports.removeAll { $0.path == port.path }
@@ -115,7 +114,7 @@ extension DaemonConfiguration {
             problems.append(.init(key: key, line: locator?.line(of: key), message: message))
         }
         do {
-            _ = try cloud.httpConfiguration(environment: environment)
+            try cloud.check(environment: environment)
         } catch {
             report("cloud", error.message)
         }
@@ -186,19 +185,6 @@ extension DaemonConfiguration {
                 "the file holds \(what) but its mode is \(String(mode, radix: 8)) (group or others can read it): "
                     + "chmod 600 \(path) (owned by the daemon's user), or move \(what) to \(moveTo)"
             )
-        }
-    }
-}
-
-extension DaemonConfiguration.Cloud {
-    /// `local` selects the embedded cloud; anything else is the HTTP cloud's URL.
-    mutating func select(_ value: String) {
-        if value == "local" {
-            mode = .local
-            url = nil
-        } else {
-            mode = .http
-            url = value
         }
     }
 }

@@ -1,4 +1,4 @@
-import Gateway
+import Pairing
 
 extension DaemonConfiguration {
     /// `[modem]`: what every module is brought up with (3GPP TS 27.007 §10.1.1 `+CGDCONT`,
@@ -42,11 +42,11 @@ extension DaemonConfiguration {
         /// `radio = "off"`: bring every module up with its radio left off (`waiting`, `RADIO_OFF`).
         public var keepsRadioOff = false
         /// `max_resets`: attempts on a module that stopped answering before giving up
-        /// (``GatewayConfiguration/maxResets``).
-        public var maxResets = GatewayConfiguration().maxResets
+        /// (``GatewayConfiguration/maxResets``, 3; written here like the timings below).
+        public var maxResets = 3
         /// `sim_poll_interval`: how often a module without a usable SIM is asked `AT+CPIN?`
-        /// (``GatewayConfiguration/simPollInterval``).
-        public var simPollInterval = GatewayConfiguration().simPollInterval
+        /// (``GatewayConfiguration/simPollInterval``, 10 s; written here like the timings below).
+        public var simPollInterval: Duration = .seconds(10)
         /// `sim_pins`: a file of `[[sim]]` entries (readable by the daemon's user only), read at start
         /// and at every reload.
         public var simPINsFile: String?
@@ -57,10 +57,13 @@ extension DaemonConfiguration {
             bands: [String: [Int]] = [:],
             powerSaving: PowerSaving = .unchanged,
             edrx: [String: Double] = [:],
-            registrationTimeout: Duration = GatewayConfiguration().registrationTimeout,
-            signalPollInterval: Duration = GatewayConfiguration().signalPollInterval,
-            backoffInitial: Duration = GatewayConfiguration().backoffInitial,
-            backoffCap: Duration = GatewayConfiguration().backoffCap,
+            // The gateway's defaults (GatewayConfiguration), written here so that reading a config
+            // file needs no gateway (Fuzz/: fuzz-toml builds the reader alone); DaemonConfigurationTests
+            // holds them equal.
+            registrationTimeout: Duration = BindingRules.defaultActivationTimeout,
+            signalPollInterval: Duration = .seconds(60),
+            backoffInitial: Duration = .seconds(1),
+            backoffCap: Duration = .seconds(60),
             productID: String? = nil
         ) {
             self.apn = apn

@@ -1,7 +1,17 @@
 import Control
-import TuyaCloud
 
 extension DaemonConfiguration {
+    /// Where the effective configuration came from, for `--check-config` and the start-up log
+    /// (declared here, with the rendering that prints it, so the reader builds without the loader).
+    public struct Sources: Sendable, Equatable {
+        /// The config file read, or nil when running on the built-in defaults.
+        public var file: String?
+        /// Environment variables that overrode a setting.
+        public var environment: [String]
+        /// True when flags overrode a setting.
+        public var flags: Bool
+    }
+
     /// The effective configuration as a TOML document (what `nbgwd --check-config` prints): every
     /// key with its value, secrets left out. Feeding it back to ``parse(toml:file:)`` gives the
     /// same configuration (without the secret).
@@ -39,11 +49,12 @@ extension DaemonConfiguration {
             lines.append("")
         }
         lines.append("[cloud]")
-        lines.append("mode = \(quoted(cloud.mode.rawValue))")
+        lines.append("mode = \(quoted(cloud.mode))")
         if let url = cloud.url { lines.append("url = \(quoted(url))") }
+        lines.append("sync_wait = \(seconds(cloud.syncWait))")
         for key in Cloud.settingsKeys {
             guard let value = cloud.settings[key] else { continue }
-            if key == CloudConfiguration.SettingsKey.secret {
+            if Cloud.secretKeys.contains(key) {
                 lines.append("# \(key) is set (not shown)")
             } else {
                 lines.append("\(key) = \(quoted(value))")
@@ -125,6 +136,8 @@ extension DaemonConfiguration {
         lines.append("level = \(quoted(log.level.rawValue))")
         lines.append("")
         lines += renderedHooks(seconds: seconds, quoted: quoted)
+        lines.append("")
+        lines += renderedLabels(quoted: quoted)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -1,3 +1,4 @@
+import CloudCatalogue
 import Logging
 import Pairing
 import TOMLKit
@@ -20,6 +21,16 @@ extension DaemonConfiguration {
     /// - Throws: every problem found (syntax error with its line; unknown keys; wrong types;
     ///   values out of range), each naming the key and its line.
     public static func parse(toml text: String, file: String?) throws(DaemonConfigurationError) -> DaemonConfiguration {
+        if let problem = TOMLPreflight.problem(in: text) {
+            throw DaemonConfigurationError(
+                file: file,
+                key: nil,
+                line: problem.line,
+                "TOML syntax error at column \(problem.column): found \(problem.foundDescription), expected "
+                    + "\(problem.expected); fix the syntax (https://toml.io/en/v1.0.0), or start from "
+                    + "examples/nbgwd.toml"
+            )
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)
@@ -28,7 +39,10 @@ extension DaemonConfiguration {
                 file: file,
                 key: nil,
                 line: error.source.begin.line,
-                "TOML syntax error: \(error.description) (column \(error.source.begin.column)); fix the syntax "
+                // toml++ quotes the offending source text in its description: escaped, as every echo of
+                // the file is (fuzz-toml found a raw tab; an ESC would reach the operator's terminal).
+                "TOML syntax error: \(error.description.escapedForDisplay(limit: 200)) (column "
+                    + "\(error.source.begin.column)); fix the syntax "
                     + "(https://toml.io/en/v1.0.0), or start from examples/nbgwd.toml"
             )
         } catch {
@@ -36,7 +50,7 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections + [hooksSection])
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
         }
@@ -90,6 +104,9 @@ extension DaemonConfiguration {
         }
         if let table = reader.table(root, hooksSection, at: "") {
             configuration.hooks = readHooks(table, &reader)
+        }
+        if let table = reader.table(root, labelsSection, at: "") {
+            configuration.labels = readLabels(table, &reader)
         }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)
@@ -185,20 +202,24 @@ extension DaemonConfiguration {
     }
 
     private static func readCloud(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Cloud {
-        reader.checkKeys(table, at: "cloud", allowed: ["mode", "url"] + Cloud.settingsKeys)
+        reader.checkKeys(table, at: "cloud", allowed: CloudCatalogue.commonKeys + Cloud.settingsKeys)
         var cloud = Cloud()
+        let modes = CloudCatalogue.modes.map { "\"\($0)\"" }.joined(separator: ", ")
         if let text = reader.string(table, "mode", at: "cloud", example: "\"local\"") {
-            if let mode = Cloud.Mode(rawValue: text) {
-                cloud.mode = mode
+            if CloudCatalogue.adapter(mode: text) != nil {
+                cloud.mode = text
             } else {
                 reader.report(
                     "cloud.mode",
-                    "unknown mode \(text.escapedForDisplay()): use \"local\" (the embedded cloud, no network) or "
-                        + "\"http\" (with url = \"https://HOST\")"
+                    "unknown mode \(text.escapedForDisplay()): use one of \(modes) (\"local\": the embedded cloud, "
+                        + "no network; the others with url = \"https://HOST\", docs/cloud.md)"
                 )
             }
         }
         cloud.url = reader.string(table, "url", at: "cloud", example: "\"https://openapi.tuyaeu.com\"")
+        if let wait = reader.seconds(table, "sync_wait", at: "cloud", in: 0...120, example: "2") {
+            cloud.syncWait = wait
+        }
         for key in Cloud.settingsKeys {
             guard let value = table[key] else { continue }
             if let text = value.string {
@@ -211,14 +232,28 @@ extension DaemonConfiguration {
                 reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
             }
         }
-        if cloud.mode == .local, cloud.url != nil, table["mode"] != nil {
+        if table["mode"] == nil, let url = cloud.url {
+            // A url alone names its cloud, as `--cloud URL` does.
+            if let selection = try? CloudCatalogue.selection(spec: url) { cloud.mode = selection.mode }
+        }
+        if !cloud.isRemote, let url = cloud.url {
+            // Without a mode, a url no remote cloud claims (`htps://…`, `""`) used to leave the local
+            // cloud running and the url ignored, and --check-config printed a file nbgwd refuses
+            // (fuzz-toml).
             reader.report(
                 "cloud.url",
-                "a url is set but mode = \"local\": remove the url, or set mode = \"http\" to use that cloud"
+                table["mode"] != nil
+                    ? "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
+                    : "\(url.escapedForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
+                        + "of that cloud (\(modes)), or remove the url for the local cloud"
             )
         }
-        if table["mode"] == nil, cloud.url != nil {
-            cloud.mode = .http
+        let ownKeys = CloudCatalogue.adapter(mode: cloud.mode)?.settingsKeys ?? []
+        for key in Cloud.settingsKeys where table[key] != nil && !ownKeys.contains(key) {
+            reader.report(
+                "cloud.\(key)",
+                "\(key) is not a setting of mode \"\(cloud.mode)\"; remove it, or set the mode it belongs to"
+            )
         }
         return cloud
     }

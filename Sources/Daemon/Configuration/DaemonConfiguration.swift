@@ -36,6 +36,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var log: Log
     /// `[hooks]`: executables run on every modem state change.
     public var hooks: Hooks = Hooks()
+    /// `[labels]`: a label file per module the daemon registers.
+    public var labels: LabelFiles = LabelFiles()
 
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(

@@ -15,9 +15,13 @@ struct TOMLKeyLocator: Sendable {
         var depth = 0
         var array: ArrayScan?
         var inMultilineString: String?
-        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines split on the LF scalar, not on the Character "\n": in Swift "\r\n" is one
+        // Character, so a CR LF file was one long line and every key "on line 1" (fuzz-toml).
+        let rawLines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false)
+        for (offset, rawLine) in rawLines.enumerated() {
             let number = offset + 1
             var line = Substring(rawLine)
+            if line.unicodeScalars.last == "\r" { line = Substring(line.unicodeScalars.dropLast()) }
             if let delimiter = inMultilineString {
                 guard let range = line.range(of: delimiter) else { continue }
                 line = line[range.upperBound...]

@@ -3,6 +3,9 @@ import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
+// glibc's socket names (MSG_NOSIGNAL, …): CLinux includes <sys/socket.h>, and in a whole-module
+// (release) build a name from it resolves only in files that import CLinux.
+import CLinux
 #endif
 
 /// Opens the control socket: a stale socket file left by a killed daemon is removed, one another

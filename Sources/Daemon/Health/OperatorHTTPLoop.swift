@@ -4,6 +4,9 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+// glibc's socket names (MSG_NOSIGNAL, …): CLinux includes <sys/socket.h>, and in a whole-module
+// (release) build a name from it resolves only in files that import CLinux.
+import CLinux
 #elseif canImport(Darwin)
 import Darwin
 #endif

@@ -82,9 +82,8 @@ public struct BatchBinder: Sendable {
             firstRecordOffset: header.endOffset,
             firstRecordLine: header.nextLine
         )
-        return try registry.withBatchWriter(dryRun: request.dryRun, syncBindings: cloud.syncsBindings) { writer in
-            if request.dryRun { try writer.begin() }
-            var job = try writer.openJob(input, restart: request.restart || request.dryRun)
+        return try registry.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) { session in
+            var job = try session.openJob(input, restart: request.restart || request.dryRun)
             let report = try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil)
             let reader = try CSVReader(path: inputPath, offset: job.nextOffset, line: job.nextLine)
             let resumedFrom = job.resumed ? job.nextLine : nil
@@ -93,54 +92,63 @@ public struct BatchBinder: Sendable {
             var finished = false
             let account = request.defaultAccount ?? job.defaultAccount
             let home = request.defaultHome ?? job.defaultHome
+            var records: [CSVRecord] = []
+            var prepared: [Prepared] = []
+            var rows: [BatchRow] = []
             while !finished {
                 if shouldStop() {
                     stopped = true
                     break
                 }
-                try writer.begin()
-                let now = writer.nowMillis()
-                var inChunk = 0
-                while inChunk < request.chunkSize {
+                // Read and parse the chunk before the store's lock is taken.
+                records.removeAll(keepingCapacity: true)
+                prepared.removeAll(keepingCapacity: true)
+                rows.removeAll(keepingCapacity: true)
+                while records.count < request.chunkSize {
                     guard let record = try reader.next() else {
                         finished = true
                         break
                     }
-                    let outcome = try process(
-                        record,
-                        columns: columns,
-                        defaultAccount: account,
-                        defaultHome: home,
-                        operator: request.operator ?? nil,
-                        writer: writer,
-                        now: now
-                    )
-                    report.append(
-                        line: record.line,
-                        status: outcome.status,
-                        code: outcome.error?.code.rawValue ?? "",
-                        message: outcome.error?.message ?? "",
-                        deviceID: outcome.deviceID ?? "",
-                        ref: columns.ref.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil } ?? "",
-                        note: columns.note.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil }
-                            ?? ""
-                    )
-                    switch outcome.status {
-                    case "bound": job.bound += 1
-                    case "unchanged": job.unchanged += 1
-                    default:
-                        job.failed += 1
-                        job.failuresByCode[outcome.error?.code.rawValue ?? "INTERNAL", default: 0] += 1
-                    }
-                    job.nextOffset = record.endOffset
-                    job.nextLine = record.nextLine
-                    inChunk += 1
+                    let row = prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
+                    if case .row(let batchRow) = row { rows.append(batchRow) }
+                    records.append(record)
+                    prepared.append(row)
                 }
-                job.rowsDone += inChunk
-                rowsThisRun += inChunk
-                // Report first, then commit: a committed chunk always has its report rows on file.
-                job.reportOffset = try report.flush()
-                try writer.commitChunk(job, finished: finished)
+                _ = try session.bindChunk(rows, operator: request.operator ?? nil) { outcomes in
+                    var decided = outcomes.makeIterator()
+                    for (record, row) in zip(records, prepared) {
+                        let outcome: RowOutcome
+                        switch row {
+                        case .failed(let failure): outcome = failure
+                        case .row: outcome = RowOutcome(decided.next()!)
+                        }
+                        report.append(
+                            line: record.line,
+                            status: outcome.status,
+                            code: outcome.error?.code.rawValue ?? "",
+                            message: outcome.error?.message ?? "",
+                            deviceID: outcome.deviceID ?? "",
+                            ref: columns.ref.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil }
+                                ?? "",
+                            note: columns.note.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil }
+                                ?? ""
+                        )
+                        switch outcome.status {
+                        case "bound": job.bound += 1
+                        case "unchanged": job.unchanged += 1
+                        default:
+                            job.failed += 1
+                            job.failuresByCode[outcome.error?.code.rawValue ?? "INTERNAL", default: 0] += 1
+                        }
+                        job.nextOffset = record.endOffset
+                        job.nextLine = record.nextLine
+                    }
+                    job.rowsDone += records.count
+                    // Report first, then commit: a committed chunk always has its report rows on file.
+                    job.reportOffset = try report.flush()
+                    return (job, finished)
+                }
+                rowsThisRun += records.count
                 progress(
                     BatchProgress(
                         rowsDone: rowsThisRun,
@@ -198,22 +206,39 @@ public struct BatchBinder: Sendable {
         var status: String
         var error: NBGWError?
         var deviceID: String?
+
+        init(status: String, error: NBGWError? = nil, deviceID: String? = nil) {
+            self.status = status
+            self.error = error
+            self.deviceID = deviceID
+        }
+
+        init(_ outcome: BatchRowOutcome) {
+            switch outcome {
+            case .bound(let deviceID): self.init(status: "bound", deviceID: deviceID)
+            case .unchanged(let deviceID): self.init(status: "unchanged", deviceID: deviceID)
+            case .refused(let error, let deviceID): self.init(status: "failed", error: error, deviceID: deviceID)
+            }
+        }
     }
 
-    /// One row: parse, resolve, check duplicates, evaluate the rules, bind. Every rule failure
-    /// becomes the row's report entry; only store failures (disk full, I/O) throw and stop the batch,
-    /// with the chunk rolled back.
-    func process(
+    /// A record made ready for the store, or refused before it (a malformed line, an empty field,
+    /// a payload that is not an NB bind, a label of another issuer).
+    enum Prepared {
+        case row(BatchRow)
+        case failed(RowOutcome)
+    }
+
+    /// One record: the line's shape, its fields, the QR payload parsed and labels checked against
+    /// the configured cloud's prefix. The rules are the store's (``Registry/BatchSession``).
+    func prepare(
         _ record: CSVRecord,
         columns: Columns,
         defaultAccount: String?,
-        defaultHome: String?,
-        operator: String?,
-        writer: BatchWriter,
-        now: Int64
-    ) throws -> RowOutcome {
+        defaultHome: String?
+    ) -> Prepared {
         var deviceID: String?
-        do {
+        do throws(NBGWError) {
             if let problem = record.problem {
                 throw NBGWError(
                     .invalidRow,
@@ -234,59 +259,22 @@ public struct BatchBinder: Sendable {
             guard let homeName = field(columns.home) ?? defaultHome else {
                 throw NBGWError(.missingField, "no home: fill the home column or pass --home")
             }
-            let lookup: BatchWriter.DeviceLookup?
+            let device: BatchRow.Device
             switch try QRPayloadParser.parse(qr) {
             case .matter:
                 throw NBGWError.matterIsNotNB
             case .nbBind(let nb):
                 deviceID = nb.deviceID.rawValue
-                lookup = try writer.device(id: nb.deviceID.rawValue)
+                device = .id(nb.deviceID.rawValue)
             case .label(let label):
                 guard label.base.lowercased() == labelBase else {
                     throw CloudLabels.foreign(label, base: cloud.labelBase)
                 }
-                guard let found = try writer.device(labelCode: label.code) else { throw CloudLabels.unknown(label) }
-                lookup = found
+                device = .labelCode(label.code, unknown: CloudLabels.unknown(label))
             }
-            if let lookup {
-                deviceID = lookup.deviceID
-                if let first = writer.firstLine(ofDuplicate: lookup, line: record.line) {
-                    throw NBGWError(
-                        .duplicateInFile,
-                        "device \(lookup.deviceID) was already named on line \(first) of this file; list each device once"
-                    )
-                }
-            }
-            let account = try writer.account(accountName)
-            let home = try writer.home(homeName)
-            let facts = BindFacts(
-                deviceID: deviceID ?? "",
-                accountName: accountName,
-                homeName: homeName,
-                account: account,
-                home: home,
-                device: lookup?.facts,
-                existing: lookup?.existing,
-                token: .notGiven
-            )
-            switch try BindingRules.evaluate(facts, nowMillis: now) {
-            case .unchanged:
-                return RowOutcome(status: "unchanged", deviceID: deviceID)
-            case .bind:
-                writer.bind(
-                    lookup!,
-                    account: account!,
-                    accountName: accountName,
-                    home: home!,
-                    homeName: homeName,
-                    operator: `operator`,
-                    line: record.line,
-                    now: now
-                )
-                return RowOutcome(status: "bound", deviceID: deviceID)
-            }
-        } catch let error as NBGWError {
-            return RowOutcome(status: "failed", error: error, deviceID: deviceID)
+            return .row(BatchRow(line: record.line, device: device, accountName: accountName, homeName: homeName))
+        } catch {
+            return .failed(RowOutcome(status: "failed", error: error, deviceID: deviceID))
         }
     }
 }

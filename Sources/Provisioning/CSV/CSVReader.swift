@@ -241,6 +241,14 @@ public final class CSVReader {
                 if byte == 0x22 {
                     state = .quoteInQuoted
                 } else {
+                    if byte == 0x0D, position == count {
+                        // A CR that ends the buffer: read on before deciding whether an LF follows,
+                        // so a CR LF split across two reads is one line break, as in one read
+                        // (found by fuzz-csv: it was counted twice and the resync point moved).
+                        let before = position - start
+                        _ = try fill(keepFrom: start)
+                        start = position - before
+                    }
                     if byte == 0x0A || (byte == 0x0D && (position >= count || buffer[position] != 0x0A)) {
                         linesInRecord += 1
                         if firstBreakEnd == nil { firstBreakEnd = offset }

@@ -41,7 +41,7 @@ final class GatewayHarness: Sendable {
         gateway = Gateway(
             configuration: configuration,
             registry: registry,
-            cloud: EmbeddedCloud(registry: registry),
+            cloud: EmbeddedCloud(),
             clock: clock
         )
         let changes = gateway.stateChanges()

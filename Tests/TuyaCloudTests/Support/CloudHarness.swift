@@ -5,8 +5,9 @@ import Registry
 import TuyaCloud
 
 /// An emulator on an ephemeral loopback port, a registry in a temporary directory, and an
-/// ``HTTPCloud`` talking to the emulator over real HTTP, all on one manual wall clock; retry
-/// sleeps go to a manual clock (recorded, not waited).
+/// ``HTTPCloud`` talking to the emulator over real HTTP (behind the gateway's binding and
+/// registration paths, ``GatewayCloud``), all on one manual wall clock; retry sleeps go to a
+/// manual clock (recorded, not waited).
 final class CloudHarness: Sendable {
     /// Tuya's published example project (pairing-anchors §1.4).
     static let credentials = try! CloudCredentials(
@@ -19,7 +20,7 @@ final class CloudHarness: Sendable {
     let sleeps: ManualClock
     let emulator: RunningCloudEmulator
     let registry: Registry
-    let cloud: HTTPCloud
+    let cloud: GatewayCloud
 
     private init(
         directory: URL,
@@ -27,7 +28,7 @@ final class CloudHarness: Sendable {
         sleeps: ManualClock,
         emulator: RunningCloudEmulator,
         registry: Registry,
-        cloud: HTTPCloud
+        cloud: GatewayCloud
     ) {
         self.directory = directory
         self.wallClock = wallClock
@@ -87,7 +88,7 @@ final class CloudHarness: Sendable {
         registry: Registry? = nil,
         credentials: CloudCredentials = CloudHarness.credentials,
         setup: (inout CloudConfiguration) -> Void = { _ in }
-    ) throws -> HTTPCloud {
+    ) throws -> GatewayCloud {
         var configuration = try CloudConfiguration(
             baseURL: emulator.baseURL,
             credentials: credentials,
@@ -119,21 +120,24 @@ final class CloudHarness: Sendable {
 }
 
 extension HTTPCloud {
+    /// The gateway's cloud side over `registry` and an HTTP cloud with the harness's clocks.
     static func make(
         _ configuration: CloudConfiguration,
         _ registry: Registry,
         _ sleeps: ManualClock,
         _ wallClock: ManualWallClock,
         transport: (any CloudHTTPTransport)? = nil
-    ) -> HTTPCloud {
-        HTTPCloud(
-            configuration: configuration,
-            registry: registry,
-            transport: transport
-                ?? AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout),
-            clock: sleeps,
-            wallClock: wallClock,
-            jitter: { 0.5 }
+    ) -> GatewayCloud {
+        GatewayCloud(
+            http: HTTPCloud(
+                configuration: configuration,
+                transport: transport
+                    ?? AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout),
+                clock: sleeps,
+                wallClock: wallClock,
+                jitter: { 0.5 }
+            ),
+            registry: registry
         )
     }
 }

@@ -36,14 +36,25 @@ struct EmulatorRequest: Sendable {
 
     func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
-    /// Query items percent-decoded, in order (signing sorts them).
+    /// Query items form-decoded (`+` is a space, then `%XX`), in order (signing sorts them); an
+    /// item whose escapes are malformed is kept as sent.
     static func decodeQuery(_ raw: String?) -> [(name: String, value: String)] {
         guard let raw, !raw.isEmpty else { return [] }
         return raw.split(separator: "&", omittingEmptySubsequences: true).map { item in
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
-            let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
+            let name = formDecode(parts[0])
+            let value = parts.count > 1 ? formDecode(parts[1]) : ""
             return (name, value)
         }
+    }
+
+    static func formDecode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// A path segment (`{device_id}`, `{token}`), percent-decoded; kept as sent when malformed.
+    static func segment(_ raw: Substring) -> String {
+        String(raw).removingPercentEncoding ?? String(raw)
     }
 }

@@ -16,12 +16,26 @@ extension EmulatorResponder {
         case .success:
             break
         }
+        if let failure = EmulatorResponder.routeFailure(request, outcome: &outcome) {
+            outcome.failure = failure
+            return response(outcome, t: now)
+        }
         do {
             switch (request.method, request.path) {
             case ("GET", "/admin/faults"):
                 outcome.result = try CloudJSON.string(faults.current)
             case ("PUT", "/admin/faults"):
-                let plan = try JSONDecoder().decode(EmulatorFaults.self, from: Data(request.body))
+                let plan: EmulatorFaults
+                switch EmulatorJSON.decode(EmulatorFaults.self, from: request.body) {
+                case .failure(let failure):
+                    outcome.failure = failure
+                    return response(outcome, t: now)
+                case .success(let value): plan = value
+                }
+                if let problem = plan.problem {
+                    outcome.failure = .invalid(problem)
+                    return response(outcome, t: now)
+                }
                 if plan.expireAllTokens {
                     try store.expireAllTokens()
                 }
@@ -57,7 +71,7 @@ extension EmulatorResponder {
         guard request.header("client_id") == configuration.credentials.clientID,
             let t = request.header("t"), let millis = Int64(t),
             abs(millis - now) <= configuration.allowedClockSkew.millis,
-            let sign = request.header("sign")
+            let sign = request.header("sign"), let nonce = request.header("nonce"), !nonce.isEmpty
         else {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: admin request"))
         }
@@ -71,9 +85,12 @@ extension EmulatorResponder {
             sign: sign,
             accessToken: nil,
             t: t,
-            nonce: request.header("nonce") ?? "",
+            nonce: nonce,
             stringToSign: stringToSign
         )
-        return valid ? .success(()) : .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+        guard valid, nonces.insert(nonce, now: now) else {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+        }
+        return .success(())
     }
 }

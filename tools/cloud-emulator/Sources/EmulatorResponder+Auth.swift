@@ -35,7 +35,11 @@ extension EmulatorResponder {
         guard let sign = request.header("sign") else {
             return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
         }
-        let nonce = request.header("nonce") ?? ""
+        // Required (docs/cloud-api.yaml): without one, a captured request could be replayed within the
+        // allowed clock skew.
+        guard let nonce = request.header("nonce"), !nonce.isEmpty else {
+            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: nonce"))
+        }
         var signed: [(name: String, value: String)] = []
         if let names = request.header("signature-headers"), !names.isEmpty {
             for name in names.split(separator: ":").map(String.init) {
@@ -72,7 +76,7 @@ extension EmulatorResponder {
         else {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
-        if !nonce.isEmpty, !nonces.insert(nonce, now: now) {
+        if !nonces.insert(nonce, now: now) {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
         }
         return .success(accessToken)

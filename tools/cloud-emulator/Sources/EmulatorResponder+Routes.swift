@@ -33,7 +33,7 @@ extension EmulatorResponder {
                 .success(try EmulatorStore.grantToken(db, uid: uid, now: now, lifetime: lifetime))
             }
         case ("GET", _) where path.hasPrefix(CloudAPI.tokenPath + "/"):
-            let refresh = String(path.dropFirst(CloudAPI.tokenPath.count + 1))
+            let refresh = EmulatorRequest.segment(path.dropFirst(CloudAPI.tokenPath.count + 1))
             return run(outcome) { db in
                 try EmulatorStore.refreshToken(db, refreshToken: refresh, now: now, lifetime: lifetime)
             }
@@ -43,11 +43,19 @@ extension EmulatorResponder {
                 try EmulatorStore.register(db, body, labelBase: labelBase, key: key, now: now)
             }
         case ("GET", CloudAPI.modulesPath):
-            let (after, limit) = paging(request)
-            return run(outcome) { db in .success(try EmulatorStore.modules(db, after: after, limit: limit)) }
+            let paging: (after: String, limit: Int)
+            switch EmulatorResponder.paging(request) {
+            case .failure(let failure): return failed(outcome, failure)
+            case .success(let value): paging = value
+            }
+            return run(outcome) { db in
+                .success(try EmulatorStore.modules(db, after: paging.after, limit: paging.limit))
+            }
         case ("POST", CloudAPI.qrParsePath):
-            guard let body = try? JSONDecoder().decode(CloudAPI.QRParseRequest.self, from: Data(request.body)) else {
-                return failed(outcome, .invalid("body must be {\"code\": string}"))
+            let body: CloudAPI.QRParseRequest
+            switch EmulatorJSON.decode(CloudAPI.QRParseRequest.self, from: request.body) {
+            case .failure(let failure): return failed(outcome, failure)
+            case .success(let value): body = value
             }
             let labelBase = configuration.labelBase
             return run(outcome) { db in try EmulatorStore.parseQR(db, code: body.code, labelBase: labelBase) }
@@ -68,28 +76,46 @@ extension EmulatorResponder {
                 try EmulatorStore.bind(db, body, key: key, now: now)
             }
         case ("GET", _) where path.hasPrefix(CloudAPI.pairingResultPath("")):
-            let token = String(path.dropFirst(CloudAPI.pairingResultPath("").count))
+            let token = EmulatorRequest.segment(path.dropFirst(CloudAPI.pairingResultPath("").count))
             return run(outcome) { db in try EmulatorStore.pairingResult(db, token: token) }
         case ("GET", CloudAPI.bindingsPath):
-            let (after, limit) = paging(request)
-            return run(outcome) { db in .success(try EmulatorStore.bindings(db, after: after, limit: limit)) }
+            let paging: (after: String, limit: Int)
+            switch EmulatorResponder.paging(request) {
+            case .failure(let failure): return failed(outcome, failure)
+            case .success(let value): paging = value
+            }
+            return run(outcome) { db in
+                .success(try EmulatorStore.bindings(db, after: paging.after, limit: paging.limit))
+            }
         case ("DELETE", _) where path.hasPrefix(CloudAPI.bindingsPath + "/"):
-            let deviceID = String(path.dropFirst(CloudAPI.bindingsPath.count + 1))
+            let deviceID = EmulatorRequest.segment(path.dropFirst(CloudAPI.bindingsPath.count + 1))
+            guard EmulatorStore.isDeviceID(deviceID) else {
+                return failed(outcome, .invalid("device_id must be 1 to 64 of A-Z a-z 0-9 _ . -"))
+            }
             return mutating(request, outcome, now: now, body: EmptyResult.self) { db, _, key in
                 try EmulatorStore.unbind(db, deviceID: deviceID, key: key, now: now)
             }
         default:
-            outcome.status = 200
+            // The route table answered 404/405 before dispatch; a route it serves that is missing
+            // here is a bug of the emulator's.
             return failed(
                 outcome,
-                EmulatorFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid: \(request.method) \(path)")
+                EmulatorFailure(TuyaErrorCode.systemError, "system error: no handler for \(request.method) \(path)")
             )
         }
     }
 
-    private func paging(_ request: EmulatorRequest) -> (after: String, limit: Int) {
-        let limit = min(max(Int(request.queryValue("page_size") ?? "") ?? 20, 1), 100)
-        return (request.queryValue("last_row_key") ?? "", limit)
+    /// `page_size` (an integer from 1 to 100, 20 when absent) and `last_row_key` (any text: the
+    /// list goes on after it).
+    static func paging(_ request: EmulatorRequest) -> Result<(after: String, limit: Int), EmulatorFailure> {
+        var limit = 20
+        if let text = request.queryValue("page_size") {
+            guard let value = Int(text), (1...100).contains(value) else {
+                return .failure(.invalid("page_size must be an integer from 1 to 100"))
+            }
+            limit = value
+        }
+        return .success((request.queryValue("last_row_key") ?? "", limit))
     }
 
     private func failed(_ outcome: Outcome, _ failure: EmulatorFailure) -> Outcome {
@@ -117,7 +143,7 @@ extension EmulatorResponder {
 
     /// Runs a state-changing call in one transaction, behind its idempotency key: a repeated key
     /// with the same request replays the first success; with another request it is refused (1113).
-    private func mutating<Body: Decodable, Result: Encodable>(
+    private func mutating<Body: EmulatorBody, Result: Encodable>(
         _ request: EmulatorRequest,
         _ outcome: Outcome,
         now: Int64,
@@ -135,10 +161,11 @@ extension EmulatorResponder {
         let decoded: Body
         if type == EmptyResult.self, let empty = EmptyResult() as? Body {
             decoded = empty
-        } else if let body = try? JSONDecoder().decode(Body.self, from: Data(request.body)) {
-            decoded = body
         } else {
-            return failed(outcome, .invalid("the body is not the JSON this call takes (docs/cloud-api.yaml)"))
+            switch EmulatorJSON.decode(Body.self, from: request.body) {
+            case .failure(let failure): return failed(outcome, failure)
+            case .success(let body): decoded = body
+            }
         }
         let client = configuration.credentials.clientID
         let hash = TuyaSigner.contentSHA256(Array("\(request.method) \(request.path)\n".utf8) + request.body)

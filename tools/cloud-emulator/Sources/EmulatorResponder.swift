@@ -111,6 +111,10 @@ public struct EmulatorResponder: HTTPResponder {
         case .success(let token):
             accessToken = token
         }
+        if let failure = EmulatorResponder.routeFailure(request, outcome: &outcome) {
+            outcome.failure = failure
+            return outcome
+        }
         if let accessToken {
             if faults.take(.expiredToken) {
                 outcome.failure = EmulatorFailure(TuyaErrorCode.tokenExpired, "token is expired")
@@ -149,14 +153,35 @@ public struct EmulatorResponder: HTTPResponder {
             json = (try? CloudJSON.string(envelope)) ?? "{\"success\":false,\"code\":500}"
         }
         var headers: HTTPFields = [.contentType: "application/json"]
-        for (name, value) in outcome.headers where name.lowercased() == "retry-after" {
-            headers[.retryAfter] = value
+        for (name, value) in outcome.headers {
+            switch name.lowercased() {
+            case "retry-after": headers[.retryAfter] = value
+            case "allow": headers[.allow] = value
+            default: break
+            }
         }
         return Response(
             status: .init(code: outcome.failure?.httpStatus ?? outcome.status),
             headers: headers,
             body: .init(byteBuffer: ByteBuffer(string: json))
         )
+    }
+
+    /// The 404 or 405 (with `Allow`) of a request the route table does not serve; nil when it does.
+    static func routeFailure(_ request: EmulatorRequest, outcome: inout Outcome) -> EmulatorFailure? {
+        switch EmulatorRoutes.match(method: request.method, path: request.path) {
+        case .served:
+            return nil
+        case .notFound:
+            return EmulatorFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid: no route \(request.path)")
+        case .methodNotAllowed(let allow):
+            outcome.headers.append(("Allow", allow.joined(separator: ", ")))
+            return EmulatorFailure(
+                TuyaErrorCode.uriPathInvalid,
+                "uri path invalid: \(request.path) takes \(allow.joined(separator: ", ")), not \(request.method)",
+                httpStatus: 405
+            )
+        }
     }
 
     func log(

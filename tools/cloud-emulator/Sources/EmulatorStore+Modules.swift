@@ -14,16 +14,24 @@ extension EmulatorStore {
         key: String?,
         now: Int64
     ) throws -> Result<CloudAPI.RegisterResult, EmulatorFailure> {
-        guard (try? IMEI(request.imei)) != nil else {
-            return .failure(.invalid("imei \(request.imei.escapedForDisplay()) is not a valid IMEI"))
+        // Exactly as sent: the identity types trim whitespace, the profile does not.
+        guard (try? IMEI(request.imei))?.digits == request.imei else {
+            return .failure(
+                .invalid("imei \(request.imei.escapedForDisplay()) is not 15 digits with a valid Luhn check digit")
+            )
         }
-        if let imsi = request.imsi, (try? IMSI(imsi)) == nil { return .failure(.invalid("imsi")) }
-        if let iccid = request.iccid, (try? ICCID(iccid)) == nil { return .failure(.invalid("iccid")) }
+        if let imsi = request.imsi, (try? IMSI(imsi))?.digits != imsi {
+            return .failure(.invalid("imsi must be 6 to 15 digits"))
+        }
+        if let iccid = request.iccid, (try? ICCID(iccid))?.value != iccid.uppercased() {
+            return .failure(.invalid("iccid must be 18 to 22 digits, optionally padded with F"))
+        }
         for (name, value, limit) in [
             ("manufacturer", request.manufacturer, 64), ("model", request.model, 64),
             ("firmware", request.firmware, 128), ("product_id", request.productID, 64),
         ] {
-            if let value, value.isEmpty || value.count > limit {
+            // Unicode code points, as JSON Schema's maxLength counts.
+            if let value, value.isEmpty || value.unicodeScalars.count > limit {
                 return .failure(.invalid("\(name) must be 1 to \(limit) characters"))
             }
         }
@@ -161,6 +169,11 @@ extension EmulatorStore {
 
     static func exists(_ db: Database, _ sql: String, _ value: String) throws -> Bool {
         try Row.fetchOne(db, sql: sql, arguments: [value]) != nil
+    }
+
+    /// A device id as the profile spells it: 1 to 64 of `A-Z a-z 0-9 _ . -`.
+    static func isDeviceID(_ text: String) -> Bool {
+        (try? DeviceID(text)) != nil
     }
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {

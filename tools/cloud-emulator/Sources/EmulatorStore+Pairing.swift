@@ -191,7 +191,10 @@ extension EmulatorStore {
         return CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: list.last?.deviceID)
     }
 
+    /// A home (`asset_id`) or account (`uid`): 1 to 64 Unicode code points, none a C0 control
+    /// character or DEL.
     static func isName(_ text: String) -> Bool {
-        (1...64).contains(text.count) && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
+        (1...64).contains(text.unicodeScalars.count)
+            && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
     }
 }

@@ -94,6 +94,9 @@ struct EmulatorCommand: AsyncParsableCommand {
             busyResponses: busy,
             busyCode: busyCode
         )
+        if let problem = faults.problem {
+            throw ValidationError(problem)
+        }
         let configuration = try EmulatorConfiguration.make(
             host: host,
             port: port,

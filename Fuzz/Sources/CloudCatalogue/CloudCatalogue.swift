@@ -1,0 +1,1 @@
+../../../Sources/CloudCatalogue/CloudCatalogue.swift

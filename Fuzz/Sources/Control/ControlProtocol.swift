@@ -1,0 +1,1 @@
+../../../Sources/Control/ControlProtocol.swift

@@ -1,0 +1,1 @@
+../../../Sources/KiiCloud/KiiCloud+Adapter.swift

@@ -1,0 +1,1 @@
+../../../Sources/KiiCloud/KiiConfiguration.swift

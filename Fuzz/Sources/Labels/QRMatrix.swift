@@ -1,0 +1,1 @@
+../../../Sources/Labels/QRMatrix.swift

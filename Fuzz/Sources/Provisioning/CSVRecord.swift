@@ -1,0 +1,1 @@
+../../../Sources/Provisioning/CSV/CSVRecord.swift

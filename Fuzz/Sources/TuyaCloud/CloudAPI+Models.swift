@@ -1,0 +1,1 @@
+../../../Sources/TuyaCloud/CloudAPI+Models.swift

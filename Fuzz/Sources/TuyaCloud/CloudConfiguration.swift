@@ -1,0 +1,1 @@
+../../../Sources/TuyaCloud/CloudConfiguration.swift

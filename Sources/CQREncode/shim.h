@@ -1,0 +1,2 @@
+// libqrencode (Debian libqrencode-dev): the QR matrix of a label's payload.
+#include <qrencode.h>

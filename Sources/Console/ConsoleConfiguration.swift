@@ -1,0 +1,48 @@
+import Foundation
+import Registry
+
+/// How the console behaves beside the ingest API (docs/console.md).
+public struct ConsoleConfiguration: Sendable {
+    /// Links to a device's label once the gateway renders labels (`nbgw labels`, a separate piece
+    /// of work): an image URL the page shows and a PDF it links. The console serves no label
+    /// itself; whoever builds the labels plugs a provider in here and the module page shows them.
+    public typealias LabelLinks = (image: String?, pdf: String?)
+
+    /// Cookies carry `Secure` (always true when the server speaks HTTPS; also behind a TLS proxy).
+    public var secureCookies: Bool
+    /// The daemon's control socket for modem actions; nil hides the actions.
+    public var controlSocket: String?
+    /// Where uploaded CSV files and their reports go (created 0700).
+    public var batchDirectory: String
+    /// The largest CSV accepted. Why 64 MiB: about 500 000 rows of label URLs, a day's production.
+    public var maxCSVBytes: Int
+    /// Rows per page of the lists.
+    public var pageSize: Int
+    /// The label links of a device, or nil (none rendered yet).
+    public var labels: @Sendable (DeviceRecord) -> LabelLinks?
+    /// The time a bind waits at most (the ingest API's `--timeout`).
+    public var bindTimeout: Duration
+
+    public init(
+        secureCookies: Bool,
+        controlSocket: String? = nil,
+        batchDirectory: String,
+        maxCSVBytes: Int = 64 * 1024 * 1024,
+        pageSize: Int = 25,
+        bindTimeout: Duration = .seconds(10),
+        labels: @escaping @Sendable (DeviceRecord) -> LabelLinks? = { _ in nil }
+    ) {
+        self.secureCookies = secureCookies
+        self.controlSocket = controlSocket
+        self.batchDirectory = batchDirectory
+        self.maxCSVBytes = maxCSVBytes
+        self.pageSize = pageSize
+        self.bindTimeout = bindTimeout
+        self.labels = labels
+    }
+
+    /// The default place for uploads: `console-batches/` beside the store.
+    public static func defaultBatchDirectory(storePath: String) -> String {
+        ((storePath as NSString).deletingLastPathComponent as NSString).appendingPathComponent("console-batches")
+    }
+}

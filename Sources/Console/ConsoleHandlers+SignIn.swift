@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Ingest
+import Pairing
+import Registry
+
+extension ConsoleHandlers {
+    func cookie(_ name: String, _ value: String, maxAge: Int? = nil) -> String {
+        var text = "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict"
+        if let maxAge { text += "; Max-Age=\(maxAge)" }
+        if configuration.secureCookies { text += "; Secure" }
+        return text
+    }
+
+    /// `GET /signin`: the form, with a fresh sign-in token in a cookie and in the form (a sign-in
+    /// has no session yet, so its CSRF check is the double-submitted token).
+    func signInPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        if sessions.session(for: request.cookies[Self.sessionCookie]?.value) != nil {
+            return ConsoleResponses.redirect(to: "/")
+        }
+        return signInForm(name: "", flash: nil, status: .ok)
+    }
+
+    func signInForm(name: String, flash: String?, status: HTTPResponse.Status) -> Response {
+        let token = ConsoleSecret.token()
+        var context: [String: Any] = [
+            "title": "Sign in", "page": "signin", "signinToken": token, "name": name, "version": NBGWVersion.current,
+        ]
+        if let flash { context["flash"] = ["kind": "error", "text": flash] }
+        return ConsoleResponses.html(
+            templates.render("signin", context),
+            status: status,
+            headers: [.setCookie: cookie(Self.signInCookie, token, maxAge: 3600)]
+        )
+    }
+
+    /// `POST /signin`.
+    func signInSubmit(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let fields = try await form(request)
+        let name = fields["name"] ?? ""
+        guard let sent = fields["csrf"], let expected = request.cookies[Self.signInCookie]?.value,
+            ConsoleSecret.equal(sent, expected)
+        else {
+            try? registry.recordConsoleAction(
+                "signin_refused",
+                operator: name.isEmpty ? "(empty)" : String(name.prefix(64)),
+                clientAddress: context.clientAddress,
+                code: "CSRF_REFUSED",
+                detail: "sign-in form without its token"
+            )
+            return signInForm(
+                name: name,
+                flash: "The sign-in form's security token is missing or stale; try again.",
+                status: .forbidden
+            )
+        }
+        let outcome = try signIn.attempt(
+            name: name,
+            password: fields["password"] ?? "",
+            clientAddress: context.clientAddress
+        )
+        switch outcome {
+        case .signedIn(let found):
+            let (value, _) = sessions.start(operator: found, clientAddress: context.clientAddress)
+            var headers = HTTPFields()
+            headers.append(HTTPField(name: .setCookie, value: cookie(Self.sessionCookie, value)))
+            headers.append(HTTPField(name: .setCookie, value: cookie(Self.signInCookie, "", maxAge: 0)))
+            return ConsoleResponses.redirect(to: found.role >= .operator ? "/modems" : "/bind", headers: headers)
+        case .refused:
+            return signInForm(name: name, flash: "Wrong name or password.", status: .unauthorized)
+        case .locked(let until):
+            return signInForm(
+                name: name,
+                flash: "Too many failed sign-ins: locked until \(Self.date(until)) UTC. "
+                    + "An admin can lift it with `nbgw operators unlock NAME`.",
+                status: .tooManyRequests
+            )
+        }
+    }
+
+    /// `POST /signout`.
+    func signOut(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let session = try session(request, context, role: .binder)
+        try checkCSRF(request, session, form: try await form(request))
+        sessions.end(request.cookies[Self.sessionCookie]?.value)
+        audit("signout", session, context, code: "OK")
+        return ConsoleResponses.redirect(
+            to: "/signin",
+            headers: [.setCookie: cookie(Self.sessionCookie, "", maxAge: 0)]
+        )
+    }
+
+    /// `GET /`: the first page of the role.
+    func home(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let session = try session(request, context, role: .binder)
+        return ConsoleResponses.redirect(to: session.role >= .operator ? "/modems" : "/bind")
+    }
+
+    /// `GET /static/NAME`.
+    func asset(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        guard let file = ConsoleAssets.files[name] else { throw ConsoleFailure.notFound("no file \(name)") }
+        return Response(
+            status: .ok,
+            headers: [.contentType: file.type, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: file.body))
+        )
+    }
+}

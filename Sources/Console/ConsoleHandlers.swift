@@ -1,0 +1,195 @@
+import Cloud
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Ingest
+import Logging
+import Pairing
+import Provisioning
+import Registry
+
+/// The console's route handlers; one extension per concern (`ConsoleHandlers+Bind.swift`, …).
+/// Every handler but the sign-in page's and the static files' starts with ``session(_:_:role:)``;
+/// every handler that changes something checks the CSRF token first (``checkCSRF(_:_:form:)``).
+struct ConsoleHandlers: Sendable {
+    static let sessionCookie = "nbgw_session"
+    static let signInCookie = "nbgw_signin"
+
+    let registry: Registry
+    let cloud: any CloudService
+    let service: BindingService
+    let sessions: ConsoleSessions
+    let signIn: ConsoleSignIn
+    let templates: ConsoleTemplates
+    let configuration: ConsoleConfiguration
+    let batches: ConsoleBatches
+    let logger: Logger
+
+    // MARK: Sessions and roles
+
+    /// The request's live session with at least `role`, or a failure the responder turns into the
+    /// sign-in page (no session) or 403 (a lesser role).
+    func session(
+        _ request: Request,
+        _ context: IngestRequestContext,
+        role: ConsoleOperator.Role
+    ) throws -> ConsoleSession {
+        guard let session = sessions.session(for: request.cookies[Self.sessionCookie]?.value) else {
+            throw ConsoleFailure.signInNeeded
+        }
+        guard session.role >= role else {
+            throw ConsoleFailure.forbidden(
+                "\(session.operatorName) is a \(session.role.rawValue); this needs the \(role.rawValue) role "
+                    + "(`nbgw operators add \(session.operatorName) --role \(role.rawValue) --replace`)"
+            )
+        }
+        return session
+    }
+
+    /// Refuses a change without the session's CSRF token (form field `csrf` or header
+    /// `X-CSRF-Token`), or one whose `Origin` is not this server.
+    func checkCSRF(_ request: Request, _ session: ConsoleSession, form: [String: String]) throws {
+        if let origin = request.headers[.origin], let host = request.head.authority {
+            let originHost = origin.split(separator: "/").dropFirst(1).first.map(String.init) ?? ""
+            guard origin != "null", originHost == host else {
+                throw ConsoleFailure.csrf("the request came from another site (\(origin)); nothing was changed")
+            }
+        }
+        let token = form["csrf"] ?? request.headers[HTTPField.Name("X-CSRF-Token")!]
+        guard session.acceptsCSRF(token) else {
+            throw ConsoleFailure.csrf(
+                "the form's security token is missing or stale; reload the page and try again (nothing was changed)"
+            )
+        }
+    }
+
+    /// A form body (at most 64 KiB).
+    func form(_ request: Request) async throws -> [String: String] {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: 64 * 1024)
+        } catch {
+            throw ConsoleFailure.bad(NBGWError(.payloadTooLarge, "a form is at most 64 KiB"))
+        }
+        return ConsoleForm.parse(Substring(String(buffer: buffer)))
+    }
+
+    func query(_ request: Request) -> [String: String] {
+        ConsoleForm.parse(Substring(request.uri.query ?? ""))
+    }
+
+    func wantsJSON(_ request: Request) -> Bool {
+        request.headers[.accept]?.contains("application/json") == true
+    }
+
+    // MARK: Pages
+
+    /// The navigation for a role, with the current page marked.
+    static func navigation(for role: ConsoleOperator.Role, current: String) -> [[String: Any]] {
+        var items: [(String, String, String, ConsoleOperator.Role)] = [
+            ("modems", "/modems", "Modems", .operator),
+            ("bind", "/bind", "Bind", .binder),
+            ("batch", "/batch", "Batch", .operator),
+            ("devices", "/devices", "Devices", .operator),
+            ("bindings", "/bindings", "Bindings", .operator),
+            ("accounts", "/accounts", "Accounts", .operator),
+            ("homes", "/homes", "Homes", .operator),
+            ("tokens", "/tokens", "Tokens", .binder),
+        ]
+        items.removeAll { role < $0.3 }
+        return items.map { item in
+            var entry: [String: Any] = ["href": item.1, "label": item.2]
+            if item.0 == current { entry["current"] = true }
+            return entry
+        }
+    }
+
+    /// A page for a signed-in session: the shared header's values plus `values`.
+    func page(
+        _ name: String,
+        title: String,
+        nav: String,
+        session: ConsoleSession,
+        _ values: [String: Any] = [:],
+        status: HTTPResponse.Status = .ok,
+        flash: (kind: String, text: String)? = nil
+    ) -> Response {
+        var context = values
+        context["title"] = title
+        context["page"] = name == "list" ? nav : name
+        context["csrf"] = session.csrfToken
+        context["operator"] = session.operatorName
+        context["role"] = session.role.rawValue
+        context["nav"] = Self.navigation(for: session.role, current: nav)
+        context["version"] = NBGWVersion.current
+        if let flash { context["flash"] = ["kind": flash.kind, "text": flash.text] }
+        return ConsoleResponses.html(templates.render(name, context), status: status)
+    }
+
+    /// The result of a change, as the page shows it big: `bound`, `unchanged` or `failed`, with
+    /// the CLI's code and message.
+    static func result(status: String, code: String, message: String, deviceID: String? = nil) -> [String: Any] {
+        let kind = status == "bound" || status == "unbound" ? "bound" : (status == "unchanged" ? "unchanged" : "failed")
+        var value: [String: Any] = [
+            "status": status, "kind": kind, "code": code, "message": message,
+            "headline": headline(status: status, code: code),
+        ]
+        if let deviceID { value["deviceId"] = deviceID }
+        return value
+    }
+
+    static func headline(status: String, code: String) -> String {
+        switch status {
+        case "bound": return "Bound"
+        case "unchanged": return "Already bound here"
+        case "unbound": return "Unbound"
+        default: break
+        }
+        switch code {
+        case ErrorCode.deviceAlreadyBound.rawValue: return "Bound to someone else"
+        case ErrorCode.tokenExpired.rawValue: return "Token expired"
+        case ErrorCode.tokenInvalid.rawValue: return "Unknown token"
+        case ErrorCode.unknownDevice.rawValue: return "Unknown device"
+        case ErrorCode.qrProtocolNotRecognized.rawValue, ErrorCode.invalidQR.rawValue: return "Not a device code"
+        case ErrorCode.notNBDevice.rawValue: return "Not an NB device"
+        case ErrorCode.homeAccessDenied.rawValue, ErrorCode.guestNotAllowedStrongBind.rawValue,
+            ErrorCode.productNotAllowed.rawValue:
+            return "Not allowed"
+        case ErrorCode.timeout.rawValue: return "Timed out"
+        default: return "Not bound"
+        }
+    }
+
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "" }
+        return date.formatted(
+            .iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+        )
+    }
+
+    /// Records a console action; a failure to write the trail is logged, never hidden.
+    func audit(
+        _ event: String,
+        _ session: ConsoleSession,
+        _ context: IngestRequestContext,
+        deviceID: String? = nil,
+        code: String? = nil,
+        detail: String? = nil
+    ) {
+        do {
+            try registry.recordConsoleAction(
+                event,
+                operator: session.operatorName,
+                clientAddress: context.clientAddress,
+                deviceID: deviceID,
+                code: code,
+                detail: detail
+            )
+        } catch {
+            logger.error(
+                "console action not audited",
+                metadata: ["event": "\(event)", "operator": "\(session.operatorName)", "error": "\(error.message)"]
+            )
+        }
+    }
+}

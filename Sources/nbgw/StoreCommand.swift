@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import Pairing
+import Registry
+
+/// `nbgw store`: look after the store file itself (docs/operations.md, "Backup and restore").
+struct StoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store",
+        abstract: "Back up and check the SQLite store.",
+        discussion: """
+            Both open the store read-only: they never create or migrate it, and neither holds up the \
+            daemon's writes. Restore: docs/operations.md, "Backup and restore".
+            """,
+        subcommands: [StoreBackup.self, StoreCheck.self]
+    )
+}
+
+/// `nbgw store backup FILE`: an online copy through SQLite's backup API, checked before it gets its name.
+struct StoreBackup: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy the store to a new FILE while it is in use, then check the copy.",
+        discussion: """
+            The copy is the store as of one commit (SQLite's online backup API), written beside FILE \
+            and checked with PRAGMA integrity_check before it is named FILE (mode 0600); FILE must not \
+            exist. Open it with `nbgw --db FILE …`.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The backup file to create.", valueName: "file"))
+    var file: String
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await Output.run(json: store.json) {
+            let report = try Registry.backup(storeAt: store.path, to: file)
+            if store.json {
+                Output.json(report)
+            } else {
+                Output.line("backed up \(report.source) to \(report.destination)")
+                Output.line(StoreCheck.summary(report.check))
+            }
+        }
+    }
+}
+
+/// `nbgw store check`: SQLite's integrity check, foreign keys and the schema's migrations.
+struct StoreCheck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check the store (or a backup, with --db FILE): integrity, foreign keys, schema.",
+        discussion: """
+            Exit 0 when SQLite finds nothing wrong; 70 (STORE_UNAVAILABLE) with the problems when it does: \
+            restore from a backup (docs/operations.md).
+            """
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        try await Output.run(json: store.json) {
+            let report = try Registry.check(path: store.path)
+            guard report.isSound else {
+                throw NBGWError(
+                    .storeUnavailable,
+                    "\(report.path) is damaged (integrity_check: "
+                        + report.integrity.prefix(5).joined(separator: "; ")
+                        + (report.foreignKeyViolations > 0
+                            ? "; \(report.foreignKeyViolations) broken foreign keys" : "")
+                        + "); stop nbgwd and restore the latest good backup (docs/operations.md, \"Backup and restore\")"
+                )
+            }
+            if store.json {
+                Output.json(report)
+            } else {
+                Output.line(Self.summary(report))
+            }
+        }
+    }
+
+    /// One human paragraph about a sound store.
+    static func summary(_ report: StoreCheckReport) -> String {
+        let schema =
+            switch report.schema {
+            case .current: "schema current (\(report.appliedMigrations.last ?? "-"))"
+            case .older:
+                "schema older than this nbgw (\(report.appliedMigrations.last ?? "none")): migrated when next opened"
+            case .newer: "schema newer than this nbgw (\(report.appliedMigrations.last ?? "-")): upgrade nbgw to use it"
+            }
+        let rows = Registry.countedTables.compactMap { table in
+            report.rows[table].map { "\(table) \($0)" }
+        }
+        return """
+            \(report.path): integrity ok, foreign keys ok, \(schema)
+            \(ByteCountFormatter.string(fromByteCount: report.bytes, countStyle: .file)); rows: \
+            \(rows.joined(separator: ", "))
+            """
+    }
+}

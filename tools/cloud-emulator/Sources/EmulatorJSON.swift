@@ -1,0 +1,70 @@
+import Foundation
+import TuyaCloud
+
+/// A request body the emulator takes: the fields it may have (docs/cloud-api.yaml).
+protocol EmulatorBody: Decodable {
+    static var fields: Set<String> { get }
+}
+
+/// Strict request bodies: one JSON object, no field the call does not take, no `null`, every value
+/// of its type; anything else is code 1109 (HTTP 400) naming what is wrong.
+enum EmulatorJSON {
+    static func decode<Body: EmulatorBody>(_ type: Body.Type, from bytes: [UInt8]) -> Result<Body, EmulatorFailure> {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
+        } catch {
+            return .failure(.invalid("the body is not JSON; send a JSON object (docs/cloud-api.yaml)"))
+        }
+        guard let fields = object as? [String: Any] else {
+            return .failure(.invalid("the body must be a JSON object"))
+        }
+        if let unknown = fields.keys.filter({ !Body.fields.contains($0) }).sorted().first {
+            return .failure(
+                .invalid(
+                    "unknown field \(unknown.debugDescription); this call takes "
+                        + Body.fields.sorted().joined(separator: ", ")
+                )
+            )
+        }
+        if let null = fields.filter({ $0.value is NSNull }).keys.sorted().first {
+            return .failure(.invalid("field \(null) is null; leave it out instead"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(Body.self, from: Data(bytes)))
+        } catch DecodingError.keyNotFound(let key, _) {
+            return .failure(.invalid("the body lacks the required field \(key.stringValue)"))
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.dataCorrupted(let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return .failure(.invalid("field \(field) has the wrong type"))
+        } catch {
+            return .failure(.invalid("the body is not the JSON this call takes (docs/cloud-api.yaml)"))
+        }
+    }
+}
+
+extension EmptyResult: EmulatorBody {
+    static var fields: Set<String> { [] }
+}
+
+extension CloudAPI.RegisterRequest: EmulatorBody {
+    static var fields: Set<String> {
+        ["imei", "imsi", "iccid", "manufacturer", "model", "firmware", "product_id", "device_id", "label_code"]
+    }
+}
+
+extension CloudAPI.QRParseRequest: EmulatorBody {
+    static var fields: Set<String> { ["code"] }
+}
+
+extension CloudAPI.PairingTokenRequest: EmulatorBody {
+    static var fields: Set<String> { ["pairing_type", "asset_id", "uid", "time_zone_id"] }
+}
+
+extension CloudAPI.BindRequest: EmulatorBody {
+    static var fields: Set<String> { ["device_id", "asset_id", "uid", "token", "time_zone_id"] }
+}
+
+extension EmulatorFaults: EmulatorBody {
+    static var fields: Set<String> { Set(CodingKeys.allCases.map(\.rawValue)) }
+}
