@@ -28,14 +28,15 @@ struct DaemonHookTests {
             "10-record",
             """
             name=$(basename "$NBGW_PORT")
-            printf '%s|%s|%s|%s|%s|%s|%s|%s|%s\\n' "$NBGW_PREVIOUS_STATE" "$NBGW_STATE" "$NBGW_IMEI" \
-              "$NBGW_DEVICE_ID" "$NBGW_MODEL" "$NBGW_FIRMWARE" "${NBGW_ERROR_CODE:-$NBGW_REASON_CODE}" "$NBGW_EVENT_TIME" \
-              "$(date +%s.%N)" >> "\(out)/$name.events"
             if [ "$NBGW_STATE" = ready ]; then
               env | sort > "\(out)/$name.env"
               for fd in /proc/$$/fd/*; do readlink "$fd"; done > "\(out)/$name.fds.part"
               mv "\(out)/$name.fds.part" "\(out)/$name.fds"
             fi
+            # The event line last: a reader that sees "ready" finds the files above complete.
+            printf '%s|%s|%s|%s|%s|%s|%s|%s|%s\\n' "$NBGW_PREVIOUS_STATE" "$NBGW_STATE" "$NBGW_IMEI" \
+              "$NBGW_DEVICE_ID" "$NBGW_MODEL" "$NBGW_FIRMWARE" "${NBGW_ERROR_CODE:-$NBGW_REASON_CODE}" "$NBGW_EVENT_TIME" \
+              "$(date +%s.%N)" >> "\(out)/$name.events"
             """
         )
         try Self.hook(hooks, "20-fail", "echo \"boom on $NBGW_PORT\" >&2\nexit 3")
