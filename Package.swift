@@ -48,7 +48,9 @@ let daemonReleaseLinking: [LinkerSetting] = [
 
 let package = Package(
     name: "nbgw",
-    platforms: [.macOS(.v14)],
+    // Linux is the target (docs/operations.md); macOS 15 is what `Synchronization.Mutex` needs where
+    // the package is built on a Mac.
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "nbgw", targets: ["nbgw"]),
         .executable(name: "nbgwd", targets: ["nbgwd"]),
@@ -80,10 +82,14 @@ let package = Package(
         // Layer 0: pure value types and parsers; Foundation only.
         .target(name: "DeviceIdentity"),
         .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
-        .target(name: "ATKit", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+        // Layer 0: the event loops' POSIX plumbing (wake pipe, fd poller, errno); the C library only.
+        .target(name: "PosixSupport", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
+
+        // Layer 1: the AT engine.
+        .target(name: "ATKit", dependencies: ["PosixSupport"]),
 
         // The modem simulator: pseudo-terminals playing module families, for tests, demo and benchmarks.
-        .target(name: "ModemSimulatorKit", path: "tools/modem-sim/Sources"),
+        .target(name: "ModemSimulatorKit", dependencies: ["PosixSupport"], path: "tools/modem-sim/Sources"),
         .executableTarget(
             name: "nbgw-modem-sim",
             dependencies: [
@@ -236,7 +242,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(
             name: "Discovery",
-            dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CUDev", "PosixSupport", .product(name: "Logging", package: "swift-log")]
         ),
         // Writes udev-rules/90-nbgw.rules and docs/discovery.md's module table from KnownModule.catalogue;
         // `--check` (tools/test.sh) fails while the committed files are not what it writes.
@@ -295,6 +301,7 @@ let package = Package(
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
                 "Pairing",
                 "Control",
+                "PosixSupport",
                 // [labels]: a label file per module the gateway registers.
                 "Labels",
                 "Console",
@@ -346,7 +353,8 @@ let package = Package(
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
-        .testTarget(name: "ATKitTests", dependencies: ["ATKit", "TestClocks"]),
+        .testTarget(name: "PosixSupportTests", dependencies: ["PosixSupport"]),
+        .testTarget(name: "ATKitTests", dependencies: ["ATKit", "PosixSupport", "TestClocks"]),
         .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit", "TestClocks"]),
         .testTarget(
             name: "RegistryTests",

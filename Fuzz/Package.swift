@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "DeviceIdentity", swiftSettings: testable),
         .target(name: "Pairing", dependencies: ["DeviceIdentity"], swiftSettings: testable),
         .systemLibrary(name: "CLinux"),
-        .target(name: "ATKit", dependencies: ["CLinux"], swiftSettings: testable),
+        .target(name: "PosixSupport", dependencies: ["CLinux"], swiftSettings: testable),
+        .target(name: "ATKit", dependencies: ["CLinux", "PosixSupport"], swiftSettings: testable),
         .target(name: "TestClocks"),
         .target(name: "Provisioning", swiftSettings: testable),
         .target(name: "Ingest", dependencies: ["Pairing"], swiftSettings: testable),
@@ -72,7 +73,7 @@ let package = Package(
         .systemLibrary(name: "CUDev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         .target(
             name: "Discovery",
-            dependencies: ["CUDev", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["CUDev", "PosixSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: testable
         ),
         // Control: the protocol's constants and messages only (the default socket path is rendered).

@@ -295,7 +295,12 @@ public struct Daemon: Sendable {
         if cloud.syncsBindings {
             let drainer = OutboxDrainer(registry: registry, cloud: cloud, logger: logger)
             services.append(
-                ("cloud-outbox", TaskService("cloud-outbox") { await drainer.run(every: Self.outboxInterval) })
+                (
+                    "cloud-outbox",
+                    ClosureService {
+                        try await cancelWhenGracefulShutdown { await drainer.run(every: Self.outboxInterval) }
+                    }
+                )
             )
         }
         if let socket = controlSocket {

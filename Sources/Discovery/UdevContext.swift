@@ -1,4 +1,5 @@
 import CUDev
+import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ final class UdevContext {
 
     init() throws(UdevDiscoveryError) {
         guard let pointer = udev_new() else {
-            throw .udevUnavailable(detail: "udev_new() failed: \(String(cString: strerror(errno)))")
+            throw .udevUnavailable(detail: "udev_new() failed: \(Errno.current.description)")
         }
         self.pointer = pointer
     }

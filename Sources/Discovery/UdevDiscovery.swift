@@ -1,6 +1,7 @@
 import CUDev
 import Foundation
 import Logging
+import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -32,7 +33,7 @@ public final class UdevDiscovery: Sendable {
         self.logger = logger
         guard access("/sys", R_OK) == 0 else {
             throw UdevDiscoveryError.udevUnavailable(
-                detail: "/sys is not readable: \(String(cString: strerror(errno)))"
+                detail: "/sys is not readable: \(Errno.current.description)"
             )
         }
         let context = try UdevContext()
@@ -75,11 +76,14 @@ public final class UdevDiscovery: Sendable {
         do {
             wake = try WakePipe()
         } catch {
-            logger.error("cannot follow udev events: \(error)")
+            let failure = UdevDiscoveryError.monitorUnavailable(detail: "pipe: \(error)")
+            logger.error("cannot follow udev events: \(failure)")
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { _ in wake.signal() }
+        // Also after the loop has ended and closed the pipe (its `continuation.finish()` runs this):
+        // a wake after close writes nothing.
+        continuation.onTermination = { _ in wake.wake() }
         let logger = self.logger
         // Counted here, before the thread exists, so that the count never misses a stream whose
         // thread has not been scheduled yet; the thread takes it down as its last act.

@@ -1,5 +1,6 @@
 import CUDev
 import Logging
+import PosixSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,14 +8,17 @@ import Glibc
 #endif
 
 /// The body of one ``UdevDiscovery/events()`` thread: monitor, enumerate, then poll the monitor and
-/// the wake pipe until the stream ends. Owns its libudev context and monitor; touches them on its
-/// thread only.
+/// the wake pipe (an ``FDPoller`` over `poll(2)`: two descriptors) until the stream ends. Owns its
+/// libudev context and monitor; touches them on its thread only.
 struct UdevEventLoop {
     /// The thread's name (Linux keeps 15 bytes); tests look for it to check that no thread is left behind.
     static let threadName = "nbgw-udev-mon"
 
     /// Event threads started by ``UdevDiscovery/events()`` and not yet finished, in this process.
     static let running = Atomic<Int>(0)
+
+    private static let wakeToken: UInt64 = 0
+    private static let monitorToken: UInt64 = 1
 
     let logger: Logger
     let continuation: AsyncStream<UdevEvent>.Continuation
@@ -51,13 +55,17 @@ struct UdevEventLoop {
             logger.error("udev enumeration failed: \(error)")
         }
         logger.debug("udev discovery running", metadata: ["ports": "\(known.count)", "monitor": "\(monitor != nil)"])
+        var poller = FDPoller()
+        poller.watch(wake.readEnd, for: .readable, token: Self.wakeToken)
+        if let monitor { poller.watch(monitor.fileDescriptor, for: .readable, token: Self.monitorToken) }
         while true {
-            switch waitForInput(monitor: monitor) {
+            switch waitForInput(&poller) {
             case .stop:
                 return
             case .monitorBroken:
                 // An error on the netlink socket does not clear: polling it again would spin.
                 logger.error("udev hot-plug stopped: the monitor socket reported an error; restart to resume")
+                if let monitor { poller.unwatch(monitor.fileDescriptor) }
                 monitor = nil
             case .monitorReadable:
                 while let (action, device) = monitor?.receive() {
@@ -85,19 +93,24 @@ struct UdevEventLoop {
     }
 
     /// Blocks until the stream ended or the monitor has something to say.
-    private func waitForInput(monitor: UdevMonitor?) -> Wakeup {
-        var fds = [pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)]
-        if let monitor { fds.append(pollfd(fd: monitor.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+    private func waitForInput(_ poller: inout FDPoller) -> Wakeup {
         while true {
-            let result = poll(&fds, nfds_t(fds.count), -1)
-            if result < 0 && errno == EINTR { continue }
-            if result < 0 {
-                logger.error("udev discovery stopped: poll failed: \(String(cString: strerror(errno)))")
+            let count: Int
+            do {
+                count = try poller.wait(timeoutMilliseconds: -1)
+            } catch  where error.code == EINTR {
+                continue
+            } catch {
+                logger.error("udev discovery stopped: poll failed: \(error)")
                 return .stop
             }
-            if fds[0].revents != 0 { return .stop }
-            let broken = Int16(POLLERR) | Int16(POLLHUP) | Int16(POLLNVAL)
-            return fds[1].revents & broken != 0 && fds[1].revents & Int16(POLLIN) == 0
+            var monitorEvents: FDEvents = []
+            for index in 0..<count {
+                let event = poller.event(at: index)
+                if event.token == Self.wakeToken { return .stop }
+                monitorEvents = event.events
+            }
+            return !monitorEvents.isDisjoint(with: [.error, .hangUp, .invalid]) && !monitorEvents.contains(.readable)
                 ? .monitorBroken : .monitorReadable
         }
     }

@@ -1,4 +1,5 @@
 import CUDev
+import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -11,7 +12,7 @@ final class UdevMonitor {
 
     init(context: UdevContext) throws(UdevDiscoveryError) {
         guard let pointer = udev_monitor_new_from_netlink(context.pointer, "udev") else {
-            throw .monitorUnavailable(detail: "udev_monitor_new_from_netlink: \(String(cString: strerror(errno)))")
+            throw .monitorUnavailable(detail: "udev_monitor_new_from_netlink: \(Errno.current.description)")
         }
         self.context = context
         self.pointer = pointer
@@ -19,7 +20,7 @@ final class UdevMonitor {
         if result >= 0 { result = udev_monitor_enable_receiving(pointer) }
         guard result >= 0 else {
             udev_monitor_unref(pointer)
-            throw .monitorUnavailable(detail: "udev_monitor_enable_receiving: \(String(cString: strerror(-result)))")
+            throw .monitorUnavailable(detail: "udev_monitor_enable_receiving: \(Errno.message(-result))")
         }
     }
 

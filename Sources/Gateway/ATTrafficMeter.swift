@@ -1,5 +1,6 @@
 import ATKit
 import Foundation
+import Synchronization
 
 /// Counts one transport's AT traffic for the metrics: command lines written, failure final
 /// results read, and commands given up on (a command written while the previous one still has no
@@ -16,7 +17,7 @@ final class ATTrafficMeter: Sendable {
         var answered = false
     }
 
-    private let state = GatewayLocked(State())
+    private let state = Mutex(State())
     private let metrics: GatewayMetrics
     private let onFirstAnswer: @Sendable () -> Void
 

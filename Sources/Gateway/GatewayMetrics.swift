@@ -1,4 +1,5 @@
 import Metrics
+import Synchronization
 
 /// The gateway's metrics through the swift-metrics API (the daemon bootstraps the backend,
 /// Prometheus, before creating the ``Gateway``), mirrored in ``GatewayCounters`` for readers
@@ -22,7 +23,7 @@ final class GatewayMetrics: Sendable {
     private let commands = Counter(label: "nbgw_at_commands_total")
     private let errors = Counter(label: "nbgw_at_errors_total")
     private let timeouts = Counter(label: "nbgw_at_timeouts_total")
-    private let totals = GatewayLocked(GatewayCounters())
+    private let totals = Mutex(GatewayCounters())
 
     init() {
         var modems: [ModemState: Gauge] = [:]

@@ -1,4 +1,5 @@
 import ATKit
+import Synchronization
 
 /// The AT session a supervisor has open on its port, for operators' commands: they go through the
 /// same ``ATSession`` queue as the supervisor's own, so the module sees whole commands, one at a
@@ -11,7 +12,7 @@ final class LiveSessionSlot: Sendable {
         let dialect: ModemDialect
     }
 
-    private let slot = GatewayLocked<Live?>(nil)
+    private let slot = Mutex<Live?>(nil)
 
     /// Set while the supervisor's session is open; cleared before it closes.
     var current: Live? {

@@ -1,6 +1,7 @@
 import ATKit
 import Foundation
 import Registry
+import Synchronization
 
 extension ModemSupervisor {
     /// The directory's answer when this port claims an IMEI.
@@ -20,6 +21,12 @@ extension ModemSupervisor {
         var claim: IMEIClaim
     }
 
+    /// Where the probe's callback leaves what it identified, for the attempt to read once the probe
+    /// is over (an object: the callback is an escaping closure, which cannot capture a `Mutex`).
+    final class IdentifiedSlot: Sendable {
+        let value = Mutex<Identified?>(nil)
+    }
+
     /// The probe of one attempt, claiming and recording the module as soon as its IMEI is read.
     ///
     /// The probe calls ``ModemProbeOptions/onIdentified`` on its own task right after `+CGSN`,
@@ -33,7 +40,7 @@ extension ModemSupervisor {
     /// - Returns: the probe's result, and what was identified and claimed (nil when the probe
     ///   read no valid IMEI, or ended before it).
     func probeClaimingEarly() async -> (Result<ModemProbeReport, ModemProbeError>, Identified?) {
-        let identified = GatewayLocked<Identified?>(nil)
+        let identified = IdentifiedSlot()
         let (identifications, sink) = AsyncStream.makeStream(
             of: ModemIdentification.self,
             bufferingPolicy: .unbounded
@@ -41,7 +48,7 @@ extension ModemSupervisor {
         var options = probeOptions
         options.onIdentified = { identification in
             let claim = self.claim(imei: identification.imei)
-            identified.withLock { $0 = Identified(imei: identification.imei, claim: claim) }
+            identified.value.withLock { $0 = Identified(imei: identification.imei, claim: claim) }
             guard claim == .granted else { return .stop }
             sink.yield(identification)
             return .proceed
@@ -52,7 +59,7 @@ extension ModemSupervisor {
         for await identification in identifications {
             await recordIdentified(identification)
         }
-        return (await probed, identified.withLock { $0 })
+        return (await probed, identified.value.withLock { $0 })
     }
 
     /// Runs `probe` on `port`; finishes `sink` when it ends, whatever the outcome.

@@ -1,6 +1,7 @@
 import ATKit
 import Foundation
 import Registry
+import Synchronization
 
 extension ModemSupervisor {
     /// What the ready phase shares between its URC follower and its poller.
@@ -12,6 +13,16 @@ extension ModemSupervisor {
         var inPowerSaving = false
         /// The reason shown while not registered (denied, no service), nil while `ready` or `searching`.
         var reason: ModemReason?
+    }
+
+    /// The ready phase's ``WatchState`` behind its lock, in an object both child tasks hold (a task
+    /// cannot capture a `Mutex` itself).
+    final class SharedWatchState: Sendable {
+        let state: Mutex<WatchState>
+
+        init(_ state: WatchState) {
+            self.state = Mutex(state)
+        }
     }
 
     /// What ended the ready phase.
@@ -34,7 +45,7 @@ extension ModemSupervisor {
         dialect: ModemDialect,
         registration: ModemRecord.Registration
     ) async -> AttemptOutcome {
-        let shared = GatewayLocked(WatchState(registration: registration))
+        let shared = SharedWatchState(WatchState(registration: registration))
         let end = await withTaskGroup(of: WatchEnd?.self) { group in
             group.addTask { await self.follow(events, session: session, dialect: dialect, shared: shared) }
             group.addTask { await self.poll(session, dialect: dialect, shared: shared) }
@@ -60,7 +71,7 @@ extension ModemSupervisor {
         _ events: AsyncStream<ModemEvent>,
         session: ATSession,
         dialect: ModemDialect,
-        shared: GatewayLocked<WatchState>
+        shared: SharedWatchState
     ) async -> WatchEnd? {
         for await event in events {
             switch event {
@@ -75,14 +86,14 @@ extension ModemSupervisor {
             case .functionality(let level) where level != .full:
                 _ = try? await ensureRadioOn(session)
             case .powerSaving(let transition):
-                shared.withLock { $0.inPowerSaving = transition == .entered }
+                shared.state.withLock { $0.inPowerSaving = transition == .entered }
                 log(.debug, transition == .entered ? "entered PSM" : "left PSM")
             default:
                 break
             }
             if case .powerSaving = event { continue }
             // Any other URC means the module is awake (not every family reports leaving PSM).
-            shared.withLock { $0.inPowerSaving = false }
+            shared.state.withLock { $0.inPowerSaving = false }
         }
         if Task.isCancelled { return nil }
         return .failure(.closed(port: path, detail: "\(path): the AT session ended (the port closed)"))
@@ -90,9 +101,9 @@ extension ModemSupervisor {
 
     /// Reads signal and registration now and every poll interval; ends the phase when the port
     /// closes, the module stops answering, or the registration stays lost beyond the timeout.
-    func poll(_ session: ATSession, dialect: ModemDialect, shared: GatewayLocked<WatchState>) async -> WatchEnd? {
+    func poll(_ session: ATSession, dialect: ModemDialect, shared: SharedWatchState) async -> WatchEnd? {
         while !Task.isCancelled {
-            if !shared.withLock({ $0.inPowerSaving }) {
+            if !shared.state.withLock({ $0.inPowerSaving }) {
                 do {
                     if let signal = try await readSignal(session) {
                         _ = try? await context.registry.updateModem(
@@ -110,7 +121,7 @@ extension ModemSupervisor {
                     return .failure(.session(error, port: path, imei: status.withLock { $0.imei }, phase: .ready))
                 }
             }
-            if let lost = shared.withLock({ $0.lostFor?() }), lost >= configuration.registrationTimeout {
+            if let lost = shared.state.withLock({ $0.lostFor?() }), lost >= configuration.registrationTimeout {
                 await showNoService(lost: lost, session: session, shared: shared)
             }
             do {
@@ -127,11 +138,11 @@ extension ModemSupervisor {
     func registrationChanged(
         _ status: RegistrationStatus,
         dialect: ModemDialect,
-        shared: GatewayLocked<WatchState>
+        shared: SharedWatchState
     ) async -> WatchEnd? {
         let stopwatch = context.clock.startStopwatch
         let blocked = status.isRegistered ? nil : registrationReason(status)
-        let (registration, newState, reason) = shared.withLock {
+        let (registration, newState, reason) = shared.state.withLock {
             shared -> (ModemRecord.Registration, ModemState?, ModemReason?) in
             var registration = ModemSupervisor.registration(
                 status,
@@ -177,13 +188,13 @@ extension ModemSupervisor {
 
     /// The registration has been lost for `lost`: `waiting` with `NO_SERVICE` and the signal just
     /// read (the reason's message follows the signal at every poll).
-    func showNoService(lost: Duration, session: ATSession, shared: GatewayLocked<WatchState>) async {
+    func showNoService(lost: Duration, session: ATSession, shared: SharedWatchState) async {
         let signal = try? await readSignal(session)
-        let status = shared.withLock { shared in
+        let status = shared.state.withLock { shared in
             RegistrationStatus(stat: shared.registration.stat ?? 2)
         }
         let reason = noService(for: lost, status: status, signal: signal ?? nil)
-        let previous = shared.withLock { shared -> ModemReason? in
+        let previous = shared.state.withLock { shared -> ModemReason? in
             // A denial says more than "no service": it stays.
             guard shared.reason?.code != ModemReasonCode.registrationDenied.rawValue else { return shared.reason }
             defer { shared.reason = reason }

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Provisioning
 import Registry
+import Synchronization
 
 /// What a supervisor needs from its gateway; shared by every supervisor.
 struct SupervisorContext: Sendable {
@@ -54,7 +55,7 @@ struct SupervisorContext: Sendable {
 /// Every state change is one short store write and one log line with `port`, `imei`, `state`.
 /// The supervisor never holds a lock across an `await`, and nothing it waits on is shared with
 /// another port, so one port's trouble never slows another.
-struct ModemSupervisor: Sendable {
+final class ModemSupervisor: Sendable {
     /// What one attempt ended with.
     enum AttemptOutcome: Sendable {
         /// The module rebooted while ready and answers again: probe it afresh, no backoff.
@@ -93,7 +94,7 @@ struct ModemSupervisor: Sendable {
     let port: ModemPort
     let entry: SupervisorDirectory.Entry
     let context: SupervisorContext
-    let status = GatewayLocked(Status())
+    let status = Mutex(Status())
 
     init(entry: SupervisorDirectory.Entry, context: SupervisorContext) {
         self.port = entry.port
@@ -115,7 +116,7 @@ struct ModemSupervisor: Sendable {
             status.withLock { $0.reachedReady = false }
             let resettingFirst = reset
             reset = false
-            let ended = await racingRequests { await attempt(resettingFirst: resettingFirst) }
+            let ended = await racingRequests { await self.attempt(resettingFirst: resettingFirst) }
             if Task.isCancelled { break }
             let outcome: AttemptOutcome
             switch ended {
@@ -480,11 +481,10 @@ struct ModemSupervisor: Sendable {
     func probe(options: ModemProbeOptions) -> ModemProbe {
         let exclusive = options.exclusive
         let metrics = context.metrics
-        let status = self.status
         let directory = context.directory
         let path = self.path
         let id = entry.id
-        let onFirstAnswer: @Sendable () -> Void = {
+        let onFirstAnswer: @Sendable () -> Void = { [self] in
             let first = status.withLock { status in
                 defer { status.everAnswered = true }
                 return !status.everAnswered

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The gateway's current ``SIMPINBook``, replaced when the daemon reloads its config, with a way
 /// to wait for the next replacement (a supervisor whose SIM is locked waits on it).
 final class SIMPINStore: Sendable {
@@ -8,10 +10,10 @@ final class SIMPINStore: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state: GatewayLocked<State>
+    private let state: Mutex<State>
 
     init(_ book: SIMPINBook) {
-        state = GatewayLocked(State(book: book))
+        state = Mutex(State(book: book))
     }
 
     var book: SIMPINBook { state.withLock { $0.book } }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Why a supervisor was told to stop before it finished on its own.
 enum StopReason: Sendable, Hashable {
     /// Discovery reported the port gone (`PortEvent.vanished`).
@@ -9,7 +11,7 @@ enum StopReason: Sendable, Hashable {
 /// Tells one supervisor to stop, once, with a reason; the supervisor's task waits on it next to
 /// the supervisor and cancels it when it fires.
 final class StopSignal: Sendable {
-    private let state = GatewayLocked<StopReason?>(nil)
+    private let state = Mutex<StopReason?>(nil)
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 

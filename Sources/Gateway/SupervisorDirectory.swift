@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The gateway's in-memory view of its supervisors: which port each one has, its state (for
 /// ``Gateway/snapshot()`` and the gauges), which IMEI it claimed, and the state changes for
@@ -55,7 +56,7 @@ final class SupervisorDirectory: Sendable {
         var nextSubscriber: UInt64 = 0
     }
 
-    private let state = GatewayLocked(State())
+    private let state = Mutex(State())
     private let metrics: GatewayMetrics
 
     init(metrics: GatewayMetrics) {

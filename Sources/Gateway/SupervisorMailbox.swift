@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An operator's requests to one supervisor (reset, re-probe, release, resume), in order.
 ///
 /// The supervisor races each phase of its life (an attempt, a backoff, a release, having given
@@ -17,7 +19,7 @@ final class SupervisorMailbox: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = GatewayLocked(State())
+    private let state = Mutex(State())
 
     /// Queues `request`, or hands it to the waiting ``next()``.
     func post(_ request: Request) {

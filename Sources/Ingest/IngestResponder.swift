@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import Pairing
 import Registry
+import Synchronization
 
 /// Wraps the router: authenticates every request (bearer API key) and applies the per-key rate
 /// limit before any route runs, and turns every failure into `{"error":{"code","message"}}`.
@@ -147,17 +148,16 @@ enum APIKeyCheck {
 
 /// Updates `last_used_at` at most once a minute per key: informational, so not worth a write
 /// per request.
-final class APIKeyUsage: @unchecked Sendable {
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var lastTouched: [String: ContinuousClock.Instant] = [:]
+final class APIKeyUsage: Sendable {
+    private let lastTouched = Mutex<[String: ContinuousClock.Instant]>([:])
 
     func touch(_ name: String, registry: Registry, logger: Logger) {
         let now = ContinuousClock.now
-        lock.lock()
-        let due = lastTouched[name].map { $0.duration(to: now) > .seconds(60) } ?? true
-        if due { lastTouched[name] = now }
-        lock.unlock()
+        let due = lastTouched.withLock { lastTouched in
+            let due = lastTouched[name].map { $0.duration(to: now) > .seconds(60) } ?? true
+            if due { lastTouched[name] = now }
+            return due
+        }
         guard due else { return }
         // Off the request path: a store locked by a batch must not delay (or fail) the request.
         Task.detached(priority: .background) {

@@ -1,8 +1,9 @@
 import Foundation
+import Synchronization
 
 /// A token bucket per key (the API key's name): `burst` requests at once, refilled at
 /// `requestsPerSecond`. Time comes from an injected monotonic clock so tests never sleep.
-public final class TokenBucketRateLimiter: @unchecked Sendable {
+public final class TokenBucketRateLimiter: Sendable {
     struct Bucket {
         var tokens: Double
         var updated: Duration
@@ -11,9 +12,8 @@ public final class TokenBucketRateLimiter: @unchecked Sendable {
     public let requestsPerSecond: Double
     public let burst: Int
     private let now: @Sendable () -> Duration
-    private let lock = NSLock()
-    // Guarded by `lock`. One entry per API key name: bounded by the number of keys.
-    private var buckets: [String: Bucket] = [:]
+    /// One entry per API key name: bounded by the number of keys.
+    private let buckets = Mutex<[String: Bucket]>([:])
 
     public init(requestsPerSecond: Double, burst: Int, now: @escaping @Sendable () -> Duration) {
         self.requestsPerSecond = max(requestsPerSecond, 0.001)
@@ -25,8 +25,12 @@ public final class TokenBucketRateLimiter: @unchecked Sendable {
     /// token is available.
     public func acquire(_ key: String) -> Duration? {
         let time = now()
-        lock.lock()
-        defer { lock.unlock() }
+        return buckets.withLock { buckets in
+            take(from: &buckets, key: key, at: time)
+        }
+    }
+
+    private func take(from buckets: inout [String: Bucket], key: String, at time: Duration) -> Duration? {
         var bucket = buckets[key] ?? Bucket(tokens: Double(burst), updated: time)
         let elapsed = max(
             0,

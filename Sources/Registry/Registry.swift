@@ -3,6 +3,7 @@ import CSQLiteSettings
 import Foundation
 import GRDB
 import Pairing
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -177,7 +178,7 @@ extension Duration {
 /// So once the log is over ``restartFrames`` after a background pass, one short PASSIVE checkpoint
 /// runs on the writer itself (`restartPoint`): it copies only what was committed since, and the
 /// next write restarts the log. That bounds the log at about `restartFrames` pages.
-final class BackgroundCheckpointer: @unchecked Sendable {
+final class BackgroundCheckpointer: Sendable {
     /// Why 16384 frames (64 MiB with 4 KiB pages): a bind commits about 13 pages, so at 1500 binds/s
     /// this is one short checkpoint on the writer (the frames of the last tick, and two fsyncs:
     /// a few milliseconds) every 0.8 s, instead of SQLite's automatic one (1000 pages, the whole
@@ -188,18 +189,21 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     private let path: String
     let restartFrames: Int
     private let queue = DispatchQueue(label: "nbgw.registry.checkpoint", qos: .utility)
-    private let lock = NSLock()
-    // Guarded by `lock`; the connection and `restartPoint` are used only on `queue` once started.
-    private var timer: (any DispatchSourceTimer)?
-    private var connection: OpaquePointer?
-    private var restartPoint: (@Sendable () -> Void)?
+    /// What the timer needs, set once by ``start(every:restartPoint:)``; the connection and the
+    /// restart point are used only on `queue` once started.
+    private struct Running {
+        var timer: any DispatchSourceTimer
+        var connection: OpaquePointer
+        var restartPoint: @Sendable () -> Void
+    }
+    private let running = Mutex<Running?>(nil)
 
     init(path: String, restartFrames: Int = BackgroundCheckpointer.defaultRestartFrames) {
         self.path = path
         self.restartFrames = restartFrames
     }
 
-    var isRunning: Bool { lock.withLock { timer != nil } }
+    var isRunning: Bool { running.withLock { $0 != nil } }
 
     /// Starts the timer; false when it already runs.
     ///
@@ -209,9 +213,18 @@ final class BackgroundCheckpointer: @unchecked Sendable {
         every interval: Duration,
         restartPoint: @escaping @Sendable () -> Void
     ) throws(NBGWError) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard timer == nil else { return false }
+        try running.withLock { (running) throws(NBGWError) -> Bool in
+            guard running == nil else { return false }
+            running = try open(every: interval, restartPoint: restartPoint)
+            return true
+        }
+    }
+
+    /// The connection and the started timer; on the caller's lock.
+    private func open(
+        every interval: Duration,
+        restartPoint: @escaping @Sendable () -> Void
+    ) throws(NBGWError) -> Running {
         var handle: OpaquePointer?
         let rc = sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil)
         guard rc == SQLITE_OK, let handle else {
@@ -244,11 +257,8 @@ final class BackgroundCheckpointer: @unchecked Sendable {
             _ = BackgroundCheckpointer.passive(handle)
             sqlite3_close_v2(handle)
         }
-        connection = handle
-        self.restartPoint = restartPoint
-        self.timer = timer
         timer.resume()
-        return true
+        return Running(timer: timer, connection: handle, restartPoint: restartPoint)
     }
 
     /// One timer tick, on `queue`: a background pass, then the writer-side restart point when the
@@ -257,10 +267,10 @@ final class BackgroundCheckpointer: @unchecked Sendable {
     @discardableResult
     func tick() -> (logFrames: Int, checkpointed: Int)? {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let (handle, restartPoint) = lock.withLock({ connection.map { ($0, restartPoint) } }),
+        guard let (handle, restartPoint) = running.withLock({ $0.map { ($0.connection, $0.restartPoint) } }),
             let pass = BackgroundCheckpointer.passive(handle)
         else { return nil }
-        if pass.logFrames >= restartFrames { restartPoint?() }
+        if pass.logFrames >= restartFrames { restartPoint() }
         return pass
     }
 
@@ -281,6 +291,6 @@ final class BackgroundCheckpointer: @unchecked Sendable {
 
     deinit {
         // The cancel handler runs on `queue` after any tick in progress, then closes the connection.
-        timer?.cancel()
+        running.withLock { $0?.timer.cancel() }
     }
 }

@@ -2,6 +2,7 @@ import ATKit
 import ArgumentParser
 import Foundation
 import Pairing
+import Synchronization
 
 /// `nbgw at IMEI|PORT [COMMAND...]`: raw AT for diagnostics, warthog618's `modeminfo` in spirit. On
 /// a modem the daemon supervises, the commands go through its control socket onto the modem's own
@@ -207,15 +208,14 @@ struct ATConsole: AsyncParsableCommand {
 }
 
 /// URC lines seen so far (appended by the printer task, read at the end).
-final class URCCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [String] = []
+final class URCCollector: Sendable {
+    private let collected = Mutex<[String]>([])
 
     func append(_ line: String) {
-        lock.withLock { collected.append(line) }
+        collected.withLock { $0.append(line) }
     }
 
-    var lines: [String] { lock.withLock { collected } }
+    var lines: [String] { collected.withLock { $0 } }
 }
 
 /// Lines from stdin as an async stream, read on a dedicated thread (stdin blocks).

@@ -1,6 +1,7 @@
 import ATKit
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// The three ways a probe fails, with their documented codes and exit statuses (docs/cli.md, "Modems").
 enum ModemExit {
@@ -170,10 +171,9 @@ struct ModemProbeManyCommand: AsyncParsableCommand {
 }
 
 /// When each IMEI first came over the wire, from the probe's trace (benchmark only).
-final class IMEITimer: @unchecked Sendable {
-    private let lock = NSLock()
+final class IMEITimer: Sendable {
     private let start: Date
-    private var seen: [String: Date] = [:]
+    private let seen = Mutex<[String: Date]>([:])
 
     init(start: Date) {
         self.start = start
@@ -191,14 +191,14 @@ final class IMEITimer: @unchecked Sendable {
             }
             if digits.count == 15 {
                 let imei = digits
-                lock.withLock { if seen[imei] == nil { seen[imei] = event.date } }
+                seen.withLock { seen in if seen[imei] == nil { seen[imei] = event.date } }
             }
             digits = ""
         }
     }
 
     func seconds(until imei: String) -> Double? {
-        lock.withLock { seen[imei].map { $0.timeIntervalSince(start) } }
+        seen.withLock { $0[imei].map { $0.timeIntervalSince(start) } }
     }
 }
 

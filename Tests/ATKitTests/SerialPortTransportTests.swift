@@ -1,4 +1,5 @@
 import Foundation
+import PosixSupport
 import Testing
 
 @testable import ATKit
@@ -227,13 +228,10 @@ struct SerialPortTransportTests {
         cfmakeraw(&options)
         tcsetattr(fd, TCSANOW, &options)
         pty.releaseSlave()
-        var wake: [Int32] = [-1, -1]
-        try #require(pipe(&wake) == 0)
         let io = SerialPortIO(
             port: pty.slavePath,
             fd: fd,
-            wakeRead: wake[0],
-            wakeWrite: wake[1],
+            wake: try WakePipe(),
             exclusive: false,
             receiveBufferLimit: 1 << 16
         )
@@ -245,13 +243,13 @@ struct SerialPortTransportTests {
 
         let turn = SerialPortIO.readsPerTurn * 16
         var buffer = [UInt8](repeating: 0, count: 16)
-        #expect(io.service(portEvents: Int16(POLLIN), wakeEvents: 0, buffer: &buffer) == nil)
+        #expect(io.service(portEvents: .readable, wakeEvents: [], buffer: &buffer) == nil)
         #expect(try await io.inbox.next().count == turn)
         #expect(readable(fd) == sent - turn, "the rest waits in the TTY for the next turn")
         // Turns continue where the last one stopped until the TTY is empty.
         var received = turn
         while readable(fd) > 0 {
-            #expect(io.service(portEvents: Int16(POLLIN), wakeEvents: 0, buffer: &buffer) == nil)
+            #expect(io.service(portEvents: .readable, wakeEvents: [], buffer: &buffer) == nil)
             received += try await io.inbox.next().count
         }
         #expect(received == sent)

@@ -67,7 +67,7 @@ struct ControlSocketTests {
                             "--json",
                             environment: gateway.environment
                         ) {
-                            runs.value.append(run)
+                            runs.update { $0.append(run) }
                         }
                     }
                 }
@@ -278,7 +278,7 @@ struct ControlSocketTests {
 }
 
 /// Collects a pipe's lines on a thread; tests wait for one that matches.
-final class LineCollector: @unchecked Sendable {
+final class LineCollector: Sendable {
     private let lines = Locked([String]())
 
     init(_ handle: FileHandle) {
@@ -290,7 +290,8 @@ final class LineCollector: @unchecked Sendable {
                 if chunk.isEmpty { return }
                 buffer += chunk
                 while let end = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.value.append(String(decoding: buffer[..<end], as: UTF8.self))
+                    let line = String(decoding: buffer[..<end], as: UTF8.self)
+                    lines.update { $0.append(line) }
                     buffer.removeSubrange(...end)
                 }
             }

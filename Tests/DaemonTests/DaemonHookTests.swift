@@ -30,7 +30,8 @@ struct DaemonHookTests {
             name=$(basename "$NBGW_PORT")
             if [ "$NBGW_STATE" = ready ]; then
               env | sort > "\(out)/$name.env"
-              for fd in /proc/$$/fd/*; do readlink "$fd"; done > "\(out)/$name.fds"
+              for fd in /proc/$$/fd/*; do readlink "$fd"; done > "\(out)/$name.fds.part"
+              mv "\(out)/$name.fds.part" "\(out)/$name.fds"
             fi
             # The event line last: a reader that sees "ready" finds the files above complete.
             printf '%s|%s|%s|%s|%s|%s|%s|%s|%s\\n' "$NBGW_PREVIOUS_STATE" "$NBGW_STATE" "$NBGW_IMEI" \
@@ -70,6 +71,13 @@ struct DaemonHookTests {
         // Each change waits for the stuck hook's 2 s timeout: the ready change's hooks come last.
         let deadline = ContinuousClock.now.advanced(by: .seconds(60))
         while events().last?[1] != "ready", ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        // The hook appends the event first and writes the environment and descriptor files after:
+        // wait for the last of them (the descriptors, renamed into place once complete), not just
+        // for the event line.
+        let fdsPath = "\(out)/\(name).fds"
+        while ((try? String(contentsOfFile: fdsPath, encoding: .utf8)) ?? "").isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(200))
         }
         let seen = events()

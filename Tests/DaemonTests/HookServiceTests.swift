@@ -3,6 +3,7 @@ import Gateway
 import Logging
 import Prometheus
 import Registry
+import Synchronization
 import Testing
 
 @testable import Daemon
@@ -228,24 +229,19 @@ struct HookServiceTests {
 }
 
 /// A logger whose records are kept, to count what was logged.
-final class LogCapture: @unchecked Sendable {
-    private let lock = NSLock()
-    private var messages: [String] = []
+final class LogCapture: Sendable {
+    private let messages = Mutex<[String]>([])
 
     var logger: Logger {
         Logger(label: "test") { _ in Handler(capture: self) }
     }
 
     func append(_ message: String) {
-        lock.lock()
-        messages.append(message)
-        lock.unlock()
+        messages.withLock { $0.append(message) }
     }
 
     func count(containing text: String) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return messages.filter { $0.contains(text) }.count
+        messages.withLock { $0.filter { $0.contains(text) }.count }
     }
 
     struct Handler: LogHandler {

@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import Synchronization
 import TestClocks
 import Testing
@@ -22,10 +23,12 @@ struct ServiceRunnerTests {
         let finished = Finished()
         let runner = ServiceRunner(gracePeriod: .seconds(10), handlesSignals: false, clock: clock)
         let (trigger, pull) = AsyncStream.makeStream(of: Void.self)
-        func service(_ name: String) -> TaskService {
-            TaskService(name) {
-                defer { finished.add(name) }
-                try await Task.sleep(for: .seconds(3600))
+        func service(_ name: String) -> ClosureService {
+            ClosureService {
+                try await cancelWhenGracefulShutdown {
+                    defer { finished.add(name) }
+                    try await Task.sleep(for: .seconds(3600))
+                }
             }
         }
         let gateway = service("gateway")
@@ -44,16 +47,18 @@ struct ServiceRunnerTests {
         let finished = Finished()
         let runner = ServiceRunner(gracePeriod: .seconds(10), handlesSignals: false, clock: clock)
         let (trigger, pull) = AsyncStream.makeStream(of: Void.self)
-        let stuck = TaskService("stuck", stopsOnGracefulShutdown: false) {
+        let stuck = ClosureService {
             // Neither graceful shutdown nor cancellation ends it (a read blocked in the kernel). A
             // continuation nobody resumes: suspended for good, without the busy loop a cancelled
             // `try? Task.sleep` makes (every throw there costs Swift Testing a backtrace; it kept a
             // core busy for the rest of the test run).
             await withUnsafeContinuation { (_: UnsafeContinuation<Void, Never>) in }
         }
-        let steady = TaskService("steady") {
-            defer { finished.add("steady") }
-            try await Task.sleep(for: .seconds(3600))
+        let steady = ClosureService {
+            try await cancelWhenGracefulShutdown {
+                defer { finished.add("steady") }
+                try await Task.sleep(for: .seconds(3600))
+            }
         }
         let run = Task { await runner.run([("stuck", stuck), ("steady", steady)], trigger: trigger) }
         pull.yield()
@@ -77,10 +82,33 @@ struct ServiceRunnerTests {
             var description: String { "cannot bind 127.0.0.1:9464: address in use" }
         }
         let runner = ServiceRunner(gracePeriod: .seconds(10), handlesSignals: false, clock: ManualClock())
-        let steady = TaskService("gateway") { try await Task.sleep(for: .seconds(3600)) }
-        let broken = TaskService("metrics") { throw Broken() }
+        let steady = ClosureService {
+            try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+        }
+        let broken = ClosureService { throw Broken() }
         let outcome = await runner.run([("gateway", steady), ("metrics", broken)])
         #expect(outcome == .serviceFailed(service: "metrics", message: "cannot bind 127.0.0.1:9464: address in use"))
         #expect(outcome.exitCode == 69)
+    }
+
+    /// The group's own bound (`maximumGracefulShutdownDuration`) does the cancelling: the runner's
+    /// watch sits on a manual clock that never moves here, so only the library can end this run.
+    /// Without the bound set the run never ends: tried, the test hung until `timeout 200` killed the run.
+    @Test(
+        "a service that ignores shutdown but not cancellation: the group cancels it at the grace period, named",
+        .timeLimit(.minutes(1))
+    )
+    func groupCancelsAtTheGracePeriod() async throws {
+        let runner = ServiceRunner(gracePeriod: .milliseconds(200), handlesSignals: false, clock: ManualClock())
+        let (trigger, pull) = AsyncStream.makeStream(of: Void.self)
+        let lingering = ClosureService {
+            // Ignores graceful shutdown; a cancelled sleep throws.
+            try await Task.sleep(for: .seconds(3600))
+        }
+        let run = Task { await runner.run([("lingering", lingering)], trigger: trigger) }
+        pull.yield()
+        let outcome = await run.value
+        #expect(outcome == .shutdownTimedOut(pending: ["lingering"]))
+        #expect(outcome.exitCode == 75)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs `nbgw-udev-testbed` under `umockdev-wrapper` as a child process: the umockdev preload goes into
@@ -70,12 +71,15 @@ enum TestbedHarness {
 
         /// What the reader threads collect. Separate from the session so that the threads do not keep the
         /// session alive: a session dropped by a failed test must reach `deinit` and stop its process.
-        private final class Collected: @unchecked Sendable {
-            let lock = NSLock()
-            var lines: [String] = []
-            var consumed: Set<Int> = []
-            var errorText = Data()
-            var ended = false
+        private final class Collected: Sendable {
+            struct State {
+                var lines: [String] = []
+                var consumed: Set<Int> = []
+                var errorText = Data()
+                var ended = false
+            }
+
+            let state = Mutex(State())
         }
 
         private let process = Process()
@@ -108,16 +112,16 @@ enum TestbedHarness {
                     while let newline = pending.firstIndex(of: 0x0A) {
                         let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                         pending.removeSubrange(pending.startIndex...newline)
-                        collected.lock.withLock { collected.lines.append(line) }
+                        collected.state.withLock { $0.lines.append(line) }
                     }
                 }
-                collected.lock.withLock { collected.ended = true }
+                collected.state.withLock { $0.ended = true }
             }.start()
             Thread {
                 while true {
                     let chunk = errors.fileHandleForReading.availableData
                     if chunk.isEmpty { break }
-                    collected.lock.withLock { collected.errorText.append(chunk) }
+                    collected.state.withLock { $0.errorText.append(chunk) }
                 }
             }.start()
         }
@@ -143,12 +147,12 @@ enum TestbedHarness {
         ) async throws -> [String: Any] {
             let deadline = ContinuousClock.now + budget
             while true {
-                let (lines, taken, isEnded) = collected.lock.withLock {
+                let (lines, taken, isEnded) = collected.state.withLock { collected in
                     (collected.lines, collected.consumed, collected.ended)
                 }
                 for index in lines.indices where !taken.contains(index) {
                     if let object = Self.parse(lines[index]), predicate(object) {
-                        _ = collected.lock.withLock { collected.consumed.insert(index) }
+                        _ = collected.state.withLock { $0.consumed.insert(index) }
                         return object
                     }
                 }
@@ -172,14 +176,14 @@ enum TestbedHarness {
         }
 
         var stderrText: String {
-            collected.lock.withLock { String(decoding: collected.errorText, as: UTF8.self) }
+            collected.state.withLock { String(decoding: $0.errorText, as: UTF8.self) }
         }
 
         /// Closes stdin, waits for the testbed to exit and returns everything it printed.
         func finish(within budget: Duration) async throws -> Finished {
             try? input.fileHandleForWriting.close()
             let deadline = ContinuousClock.now + budget
-            while process.isRunning || !collected.lock.withLock({ collected.ended }) {
+            while process.isRunning || !collected.state.withLock({ $0.ended }) {
                 if ContinuousClock.now >= deadline {
                     process.terminate()
                     throw HarnessError("the testbed did not exit within \(budget); stderr:\n\(stderrText)")
@@ -187,12 +191,12 @@ enum TestbedHarness {
                 // Polling interval for the exit, as above.
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let lines = collected.lock.withLock { collected.lines }.compactMap(Self.parse)
+            let lines = collected.state.withLock { $0.lines }.compactMap(Self.parse)
             return Finished(status: process.terminationStatus, lines: lines, stderr: stderrText)
         }
 
         /// Every line so far.
-        var all: [[String: Any]] { collected.lock.withLock { collected.lines }.compactMap(Self.parse) }
+        var all: [[String: Any]] { collected.state.withLock { $0.lines }.compactMap(Self.parse) }
 
         private static func parse(_ line: String) -> [String: Any]? {
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]

@@ -1,6 +1,7 @@
 import ATKit
 import Foundation
 import Pairing
+import Synchronization
 import Testing
 
 @testable import Gateway
@@ -127,10 +128,9 @@ import Testing
         #expect(answered.value == 1, "the first answer is announced once")
     }
 
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var count = 0
-        func add() { lock.withLock { count += 1 } }
-        var value: Int { lock.withLock { count } }
+    final class Counter: Sendable {
+        private let count = Mutex(0)
+        func add() { count.withLock { $0 += 1 } }
+        var value: Int { count.withLock { $0 } }
     }
 }

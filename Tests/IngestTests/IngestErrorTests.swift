@@ -4,14 +4,14 @@ import HummingbirdTesting
 import Ingest
 import Pairing
 import Registry
+import Synchronization
 import Testing
 
 /// A monotonic clock the test moves by hand.
-final class ManualClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Duration = .zero
-    func now() -> Duration { lock.withLock { value } }
-    func advance(_ by: Duration) { lock.withLock { value += by } }
+final class ManualClock: Sendable {
+    private let value = Mutex<Duration>(.zero)
+    func now() -> Duration { value.withLock { $0 } }
+    func advance(_ by: Duration) { value.withLock { $0 += by } }
 }
 
 @Suite("Ingest API errors, authentication and limits")

@@ -1,6 +1,7 @@
 import ATKit
 import Foundation
 import ModemSimulatorKit
+import Synchronization
 import Testing
 
 /// `ModemProbe` against every simulated family over a real pseudo-terminal. Expected values come
@@ -203,13 +204,12 @@ struct ProbeEndToEndTests {
 }
 
 /// Collects trace events from the probe's transport.
-final class TraceRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [ATTraceEvent] = []
+final class TraceRecorder: Sendable {
+    private let collected = Mutex<[ATTraceEvent]>([])
 
     func record(_ event: ATTraceEvent) {
-        lock.withLock { collected.append(event) }
+        collected.withLock { $0.append(event) }
     }
 
-    var events: [ATTraceEvent] { lock.withLock { collected } }
+    var events: [ATTraceEvent] { collected.withLock { $0 } }
 }

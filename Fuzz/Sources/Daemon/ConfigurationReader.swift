@@ -1,1 +1,1 @@
-../../../Sources/Daemon/ConfigurationReader.swift
+../../../Sources/Daemon/Configuration/ConfigurationReader.swift

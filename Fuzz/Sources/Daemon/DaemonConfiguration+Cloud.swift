@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Cloud.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Cloud.swift

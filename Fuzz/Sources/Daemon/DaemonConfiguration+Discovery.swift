@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Discovery.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Discovery.swift

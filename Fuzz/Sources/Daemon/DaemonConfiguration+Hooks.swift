@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Hooks.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Hooks.swift

@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Labels.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Labels.swift

@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Modem.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Modem.swift

@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+Rendering.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Rendering.swift

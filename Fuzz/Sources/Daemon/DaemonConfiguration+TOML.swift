@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration+TOML.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration+TOML.swift

@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfiguration.swift
+../../../Sources/Daemon/Configuration/DaemonConfiguration.swift

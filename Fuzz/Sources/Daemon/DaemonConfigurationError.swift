@@ -1,1 +1,1 @@
-../../../Sources/Daemon/DaemonConfigurationError.swift
+../../../Sources/Daemon/Configuration/DaemonConfigurationError.swift

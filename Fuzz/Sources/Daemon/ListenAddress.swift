@@ -1,1 +1,1 @@
-../../../Sources/Daemon/ListenAddress.swift
+../../../Sources/Daemon/Configuration/ListenAddress.swift

@@ -1,1 +1,1 @@
-../../../Sources/Daemon/TOMLKeyLocator.swift
+../../../Sources/Daemon/Configuration/TOMLKeyLocator.swift

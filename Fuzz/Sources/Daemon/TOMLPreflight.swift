@@ -1,1 +1,1 @@
-../../../Sources/Daemon/TOMLPreflight.swift
+../../../Sources/Daemon/Configuration/TOMLPreflight.swift

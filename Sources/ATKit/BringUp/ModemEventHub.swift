@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Turns a session's URC stream into ``ModemEvent``s for any number of subscribers, and keeps the
 /// latest registration and a reboot count.
 ///
@@ -18,16 +20,22 @@ public final class ModemEventHub: Sendable {
         var finished = false
     }
 
-    private let state = ATLocked(State())
-    private let consumer = ATLocked<Task<Void, Never>?>(nil)
+    /// The state, in an object of its own: the consumer task and the subscriptions' termination
+    /// handlers share it and must not keep the hub alive (its `deinit` stops the consumer).
+    private final class Shared: Sendable {
+        let state = Mutex(State())
+    }
+
+    private let shared = Shared()
+    private let consumer = Mutex<Task<Void, Never>?>(nil)
 
     /// Starts consuming `urcs` (normally ``ATSession/urcs``), decoding with `dialect`.
     public init(urcs: AsyncStream<ATURC>, dialect: ModemDialect) {
-        let state = self.state
+        let shared = self.shared
         let task = Task {
             for await urc in urcs {
                 let event = ModemEvent(urc: urc, dialect: dialect)
-                let (subscribers, raw) = state.withLock { state in
+                let (subscribers, raw) = shared.state.withLock { state in
                     switch event {
                     case .registration(let status): state.latestRegistration = status
                     case .rebooted: state.rebootCount += 1
@@ -42,7 +50,7 @@ public final class ModemEventHub: Sendable {
                     subscriber.yield(event)
                 }
             }
-            let (subscribers, raw) = state.withLock { state in
+            let (subscribers, raw) = shared.state.withLock { state in
                 state.finished = true
                 defer {
                     state.subscribers.removeAll()
@@ -70,7 +78,7 @@ public final class ModemEventHub: Sendable {
             of: ModemEvent.self,
             bufferingPolicy: .bufferingNewest(max(1, limit))
         )
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = shared.state.withLock { state in
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
             state.subscribers[state.nextID] = continuation
@@ -80,8 +88,8 @@ public final class ModemEventHub: Sendable {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [state] _ in
-            _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+        continuation.onTermination = { [shared] _ in
+            _ = shared.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -93,7 +101,7 @@ public final class ModemEventHub: Sendable {
             of: ATURC.self,
             bufferingPolicy: .bufferingNewest(max(1, limit))
         )
-        let id: UInt64? = state.withLock { state in
+        let id: UInt64? = shared.state.withLock { state in
             guard !state.finished else { return nil }
             defer { state.nextID += 1 }
             state.rawSubscribers[state.nextID] = continuation
@@ -103,18 +111,18 @@ public final class ModemEventHub: Sendable {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [state] _ in
-            _ = state.withLock { $0.rawSubscribers.removeValue(forKey: id) }
+        continuation.onTermination = { [shared] _ in
+            _ = shared.state.withLock { $0.rawSubscribers.removeValue(forKey: id) }
         }
         return stream
     }
 
     /// The last registration URC seen.
-    public var latestRegistration: RegistrationStatus? { state.withLock { $0.latestRegistration } }
+    public var latestRegistration: RegistrationStatus? { shared.state.withLock { $0.latestRegistration } }
 
     /// How many boot markers have been seen.
-    public var rebootCount: Int { state.withLock { $0.rebootCount } }
+    public var rebootCount: Int { shared.state.withLock { $0.rebootCount } }
 
     /// Whether the URC stream has ended (the session closed).
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    public var isFinished: Bool { shared.state.withLock { $0.finished } }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A decorator that watches the bytes on their way to the session for boot markers
 /// (``ModemDialect/allBootMarkers``), so the probe can tell that a module rebooted while a command
 /// was in flight.
@@ -14,7 +16,7 @@ final class RebootWatchingTransport: ATTransport {
 
     let base: any ATTransport
     private let markers: [ATURCPattern]
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
 
     init(_ base: any ATTransport, markers: [ATURCPattern] = ModemDialect.allBootMarkers) {
         self.base = base

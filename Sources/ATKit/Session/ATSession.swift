@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Talks AT to one modem port: one command in flight, a FIFO queue behind it, a timeout per
 /// command, and one ordered stream of unsolicited result codes.
 ///
@@ -108,7 +110,7 @@ public actor ATSession {
     let clock: ATSessionClock
     let classifier: ATLineClassifier
     /// Incremented before each write; read by the reader task to stamp chunks (see `InFlight`).
-    let writeSequence = ATLocked<UInt64>(0)
+    nonisolated let writeSequence = Mutex<UInt64>(0)
 
     var framer: ATLineFramer
     var queue: [QueuedCommand] = []
@@ -141,7 +143,7 @@ public actor ATSession {
             of: ATURC.self,
             bufferingPolicy: .bufferingNewest(max(1, configuration.urcBufferLimit))
         )
-        Self.startReader(for: self, transport: transport, writeSequence: writeSequence)
+        Self.startReader(for: self, transport: transport)
     }
 
     deinit {
@@ -152,11 +154,7 @@ public actor ATSession {
 
     /// The reader: reads chunks and hands them to the session in order. It holds the session weakly
     /// so that dropping the session closes the port.
-    private nonisolated static func startReader(
-        for session: ATSession,
-        transport: any ATTransport,
-        writeSequence: ATLocked<UInt64>
-    ) {
+    private nonisolated static func startReader(for session: ATSession, transport: any ATTransport) {
         Task { [weak session] in
             while true {
                 let bytes: [UInt8]
@@ -166,11 +164,11 @@ public actor ATSession {
                     await session?.transportFailed(error)
                     return
                 }
-                let stamp = writeSequence.withLock { $0 }
                 guard let session else {
                     await transport.close()
                     return
                 }
+                let stamp = session.writeSequence.withLock { $0 }
                 await session.ingest(bytes, stamp: stamp)
             }
         }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The hand-off between a producer that is not in Swift concurrency (the serial poller thread, a test
 /// double) and the single async consumer of ``ATTransport/read()``.
 ///
@@ -16,7 +18,7 @@ final class ATByteInbox: Sendable {
         var droppedByteCount = 0
     }
 
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
     private let limit: Int
 
     init(limit: Int = 1 << 20) {

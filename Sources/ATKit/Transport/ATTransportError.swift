@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PosixSupport
 
 /// Why a transport could not be opened or stopped working. Every case names the port.
 public enum ATTransportError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -69,7 +65,6 @@ public enum ATTransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     static func describe(errno code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return "\(String(cString: text)) (errno \(code))"
+        "\(Errno.message(code)) (errno \(code))"
     }
 }

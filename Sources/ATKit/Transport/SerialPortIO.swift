@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import PosixSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,8 +14,8 @@ import Darwin
 ///
 /// Ownership and shutdown (the reason this is a separate object):
 /// - The poller owns the fd's lifetime while the port is open. It waits in `poll()` on the port
-///   *and* on the read end of this port's wake pipe; `close()` from another thread does not wake a
-///   thread blocked on an fd, but a byte in the wake pipe does wake `poll()`.
+///   *and* on the read end of this port's ``WakePipe``; `close()` from another thread does not wake
+///   a thread blocked on an fd, but a byte in the wake pipe does wake `poll()`.
 /// - Writes go straight to the (non-blocking) fd when no earlier write is still queued and the
 ///   TTY takes all the bytes at once, which is nearly always (an AT command is a few dozen bytes,
 ///   a TTY buffers kilobytes). What the TTY does not take at once waits on `writeQueue`, never on
@@ -44,17 +46,16 @@ final class SerialPortIO: Sendable {
     let inbox: ATByteInbox
     /// Read by ``SerialPortPoller`` only while the port is in its poll set (before ``release(reason:)``).
     let fd: Int32
-    let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// The close-wake pipe: its read end is in the poll set beside `fd`.
+    let wake: WakePipe
     private let exclusive: Bool
     private let writeQueue: DispatchQueue
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
 
-    init(port: String, fd: Int32, wakeRead: Int32, wakeWrite: Int32, exclusive: Bool, receiveBufferLimit: Int) {
+    init(port: String, fd: Int32, wake: WakePipe, exclusive: Bool, receiveBufferLimit: Int) {
         self.port = port
         self.fd = fd
-        self.wakeRead = wakeRead
-        self.wakeWrite = wakeWrite
+        self.wake = wake
         self.exclusive = exclusive
         self.inbox = ATByteInbox(limit: receiveBufferLimit)
         self.writeQueue = DispatchQueue(label: "ATKit.SerialPort.write \(port)")
@@ -84,13 +85,12 @@ final class SerialPortIO: Sendable {
 
     /// Handles what `poll()` reported for this port's fd and wake pipe: reads what arrived into the
     /// inbox; returns why the port must close, or nil while it stays open.
-    func service(portEvents: Int16, wakeEvents: Int16, buffer: inout [UInt8]) -> ATTransportError.CloseReason? {
-        if wakeEvents != 0 {
+    func service(portEvents: FDEvents, wakeEvents: FDEvents, buffer: inout [UInt8]) -> ATTransportError.CloseReason? {
+        if !wakeEvents.isEmpty {
             return .closedLocally
         }
-        let events = Int32(portEvents)
-        if events == 0 { return nil }
-        if events & Int32(POLLNVAL) != 0 {
+        if portEvents.isEmpty { return nil }
+        if portEvents.contains(.invalid) {
             return .ioError(errno: EBADF)
         }
         // POLLHUP often comes together with the last bytes the device sent: read first, and let
@@ -101,7 +101,7 @@ final class SerialPortIO: Sendable {
         case .drained:
             // Hung up and nothing left to read; without this check poll() would keep returning
             // POLLHUP and the poller would spin.
-            return events & Int32(POLLHUP | POLLERR) != 0 ? .hangUp : nil
+            return portEvents.isDisjoint(with: [.hangUp, .error]) ? nil : .hangUp
         case .more:
             return nil
         }
@@ -111,7 +111,7 @@ final class SerialPortIO: Sendable {
         var reads = 0
         while true {
             guard reads < Self.readsPerTurn else { return .more }
-            let count = buffer.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Posix.read(fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 inbox.append(buffer[0..<count])
                 reads += 1
@@ -144,9 +144,8 @@ final class SerialPortIO: Sendable {
                 _ = ioctl(fd, UInt(TIOCNXCL))
             }
             let waiters = state.withLock { state in
-                posixClose(fd)
-                posixClose(wakeRead)
-                posixClose(wakeWrite)
+                Posix.close(fd)
+                wake.close()
                 state.released = true
                 defer { state.closeWaiters.removeAll() }
                 return state.closeWaiters
@@ -190,11 +189,10 @@ final class SerialPortIO: Sendable {
         }
     }
 
-    /// Only call with the state lock held and `released == false`, so `wakeWrite` is still ours.
+    /// Only call with the state lock held and `released == false`: the byte is then written before
+    /// the poller can have released the port.
     private func writeWakeByte() {
-        var byte: UInt8 = 1
-        // EAGAIN (pipe full) is fine: the pipe is already readable, which is all that matters.
-        _ = posixWrite(wakeWrite, &byte, 1)
+        wake.wake()
     }
 
     // MARK: Writing
@@ -260,7 +258,7 @@ final class SerialPortIO: Sendable {
                 // Wait for room, or for the wake pipe if the port is being closed meanwhile.
                 var fds = [
                     pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
-                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0),
                 ]
                 _ = poll(&fds, nfds_t(fds.count), -1)
             case .failed(let code):
@@ -284,7 +282,7 @@ final class SerialPortIO: Sendable {
         while offset < bytes.count {
             let start = offset
             let written = bytes.withUnsafeBytes { raw in
-                posixWrite(fd, raw.baseAddress! + start, raw.count - start)
+                Posix.write(fd, raw.baseAddress! + start, raw.count - start)
             }
             if written >= 0 {
                 offset += written

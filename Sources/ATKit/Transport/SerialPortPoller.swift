@@ -1,18 +1,11 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-#if canImport(CLinux)
-import CLinux
-#endif
+import PosixSupport
+import Synchronization
 
 /// The one thread that reads every open serial port of the process: it waits on each port's fd
 /// and close-wake pipe (see ``SerialPortIO``) and on its own wake pipe, which says that a port was
-/// added. On Linux through epoll (level-triggered, so the same readiness rules as `poll()`), where
-/// a wake-up costs the same with 4 ports or 256; elsewhere through `poll()`.
+/// added. Through an epoll ``FDPoller`` (level-triggered, so the same readiness rules as `poll()`),
+/// where a wake-up costs the same with 4 ports or 256.
 ///
 /// Why one thread and not one per port: a gateway holds dozens of ports that each send a few bytes
 /// a second; a parked thread per port cost about 10 kB of stack and a malloc arena share each (with
@@ -21,8 +14,11 @@ import CLinux
 /// and a closing port's last steps run on that port's write queue (``SerialPortIO``).
 ///
 /// Started on the first port and kept for the life of the process (an idle wait costs nothing).
+///
+/// State: `poller`, `ports` and `nextToken` belong to the poller thread alone (hence
+/// `@unchecked Sendable`); what other threads touch is in `incoming` and `wake`.
 final class SerialPortPoller: @unchecked Sendable {
-    private static let instance = ATLocked<SerialPortPoller?>(nil)
+    private static let instance = Mutex<SerialPortPoller?>(nil)
 
     /// The process's poller, made at the first port. When the process is out of descriptors at
     /// that moment the port fails to open (naming `port`); the next port tries again.
@@ -40,41 +36,36 @@ final class SerialPortPoller: @unchecked Sendable {
         return try result.get()
     }
 
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Epoll events taken per wake-up; more ready ports are served at the next one.
+    private static let eventCapacity = 64
+    /// The token of the poller's own wake pipe; a port's tokens are its number × 2 (its fd) and
+    /// × 2 + 1 (its close-wake pipe), numbers starting at 1.
+    private static let wakeToken: UInt64 = 0
+
+    private let wake: WakePipe
     /// Added ports not yet taken into the wait set, and whether the thread runs.
-    private let incoming = ATLocked((ports: [SerialPortIO](), started: false))
-    /// The wait set's ports by token (the poller thread's alone); token 0 is the wake pipe.
+    private let incoming = Mutex((ports: [SerialPortIO](), started: false))
+    private var poller: FDPoller
+    /// The wait set's ports by number.
     private var ports: [UInt64: SerialPortIO] = [:]
     private var nextToken: UInt64 = 1
-    #if os(Linux)
-    private let epollFD: Int32
-    #endif
 
     private init(opening port: String) throws(ATTransportError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw .configurationFailed(port: port, operation: "pipe (serial poller)", errno: errno)
+        do {
+            wake = try WakePipe()
+        } catch {
+            throw .configurationFailed(port: port, operation: "pipe (serial poller)", errno: error.code)
         }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        do {
+            poller = try FDPoller(epollCapacity: Self.eventCapacity)
+        } catch {
+            wake.close()
+            throw .configurationFailed(port: port, operation: "epoll (serial poller)", errno: error.code)
         }
-        #if os(Linux)
-        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.u64 = 0
-        if epollFD < 0 || epoll_ctl(epollFD, EPOLL_CTL_ADD, ends[0], &event) != 0 {
-            let code = errno
-            if epollFD >= 0 { _ = posixClose(epollFD) }
-            for end in ends { _ = posixClose(end) }
-            throw .configurationFailed(port: port, operation: "epoll (serial poller)", errno: code)
+        if let failure = poller.watch(wake.readEnd, for: .readable, token: Self.wakeToken) {
+            wake.close()
+            throw .configurationFailed(port: port, operation: "epoll (serial poller)", errno: failure.code)
         }
-        self.epollFD = epollFD
-        #endif
-        wakeRead = ends[0]
-        wakeWrite = ends[1]
     }
 
     /// Reads `port` from now on, until it closes.
@@ -89,14 +80,7 @@ final class SerialPortPoller: @unchecked Sendable {
             thread.name = "nbgw-serial"
             thread.start()
         }
-        var byte: UInt8 = 1
-        // EAGAIN (pipe full) is fine: the pipe is readable already, which is all that matters.
-        _ = posixWrite(wakeWrite, &byte, 1)
-    }
-
-    private func drainWakePipe() {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while posixRead(wakeRead, &sink, sink.count) > 0 {}
+        wake.wake()
     }
 
     private func takeIncoming() -> [SerialPortIO] {
@@ -106,97 +90,59 @@ final class SerialPortPoller: @unchecked Sendable {
         }
     }
 
-    /// Handles the events of the port with `token`; closes it (out of the wait set first: its fds
+    private func run() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            for port in takeIncoming() {
+                let number = nextToken
+                nextToken += 1
+                ports[number] = port
+                if let failure = poller.watch(port.fd, for: .readable, token: number << 1)
+                    ?? poller.watch(port.wake.readEnd, for: .readable, token: number << 1 | 1)
+                {
+                    // A descriptor epoll cannot wait on (a regular file): the port cannot be read.
+                    unwatch(port)
+                    ports[number] = nil
+                    port.release(reason: .ioError(errno: failure.code))
+                }
+            }
+            let count: Int
+            do {
+                count = try poller.wait(timeoutMilliseconds: -1)
+            } catch {
+                continue  // EINTR
+            }
+            for index in 0..<count {
+                let event = poller.event(at: index)
+                if event.token == Self.wakeToken {
+                    wake.drain()
+                    continue
+                }
+                let isWake = event.token & 1 == 1
+                service(
+                    number: event.token >> 1,
+                    portEvents: isWake ? [] : event.events,
+                    wakeEvents: isWake ? event.events : [],
+                    buffer: &buffer
+                )
+            }
+        }
+    }
+
+    /// Handles the events of the port with `number`; closes it (out of the wait set first: its fds
     /// are closed later, on its write queue, and their numbers may then be handed out again).
-    private func service(token: UInt64, portEvents: Int16, wakeEvents: Int16, buffer: inout [UInt8]) {
-        guard let port = ports[token] else { return }  // closed earlier in the same batch
+    private func service(number: UInt64, portEvents: FDEvents, wakeEvents: FDEvents, buffer: inout [UInt8]) {
+        guard let port = ports[number] else { return }  // closed earlier in the same batch
         guard let reason = port.service(portEvents: portEvents, wakeEvents: wakeEvents, buffer: &buffer) else {
             return
         }
         unwatch(port)
-        ports[token] = nil
+        ports[number] = nil
         port.release(reason: reason)
     }
 
-    #if os(Linux)
-    private func run() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        // One buffer for the life of the thread. (An Array here, passed through
-        // withUnsafeMutableBufferPointer while a slice of it was iterated, was copied on every
-        // wake-up: 0.7 MB of heap at the start-up peak in a heaptrack profile.)
-        let eventCapacity = 64
-        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: eventCapacity)
-        events.initialize(repeating: epoll_event(), count: eventCapacity)
-        while true {
-            for port in takeIncoming() {
-                let token = nextToken
-                nextToken += 1
-                ports[token] = port
-                // Token × 2 for the port's fd, + 1 for its close-wake pipe.
-                if let failure = watch(port.fd, data: token << 1) ?? watch(port.wakeRead, data: token << 1 | 1) {
-                    // A descriptor epoll cannot wait on (a regular file): the port cannot be read.
-                    unwatch(port)
-                    ports[token] = nil
-                    port.release(reason: .ioError(errno: failure))
-                }
-            }
-            let count = epoll_wait(epollFD, events, Int32(eventCapacity), -1)
-            if count < 0 { continue }  // EINTR
-            for index in 0..<Int(count) {
-                let event = events[index]
-                let data = event.data.u64
-                if data == 0 {
-                    drainWakePipe()
-                    continue
-                }
-                // EPOLLIN, EPOLLERR and EPOLLHUP have poll()'s values.
-                let bits = Int16(truncatingIfNeeded: event.events)
-                let isWake = data & 1 == 1
-                service(token: data >> 1, portEvents: isWake ? 0 : bits, wakeEvents: isWake ? bits : 0, buffer: &buffer)
-            }
-        }
-    }
-
-    /// Adds `fd` to the wait set; returns the errno on failure.
-    private func watch(_ fd: Int32, data: UInt64) -> Int32? {
-        var event = epoll_event()
-        event.events = EPOLLIN.rawValue
-        event.data.u64 = data
-        return epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 ? nil : errno
-    }
-
     private func unwatch(_ port: SerialPortIO) {
-        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, port.fd, nil)
-        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, port.wakeRead, nil)
+        poller.unwatch(port.fd)
+        poller.unwatch(port.wake.readEnd)
     }
-    #else
-    private func run() {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        var fds: [pollfd] = []
-        while true {
-            for port in takeIncoming() {
-                ports[nextToken] = port
-                nextToken += 1
-            }
-            let tokens = Array(ports.keys)
-            fds.removeAll(keepingCapacity: true)
-            fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            for token in tokens {
-                fds.append(pollfd(fd: ports[token]!.fd, events: Int16(POLLIN), revents: 0))
-                fds.append(pollfd(fd: ports[token]!.wakeRead, events: Int16(POLLIN), revents: 0))
-            }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 { continue }  // EINTR
-            if fds[0].revents != 0 { drainWakePipe() }
-            for (index, token) in tokens.enumerated() {
-                let portEvents = fds[1 + 2 * index].revents
-                let wakeEvents = fds[2 + 2 * index].revents
-                if portEvents != 0 || wakeEvents != 0 {
-                    service(token: token, portEvents: portEvents, wakeEvents: wakeEvents, buffer: &buffer)
-                }
-            }
-        }
-    }
-
-    private func unwatch(_ port: SerialPortIO) {}
-    #endif
 }

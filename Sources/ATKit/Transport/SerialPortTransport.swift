@@ -1,3 +1,5 @@
+import PosixSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,8 +43,8 @@ public final class SerialPortTransport: ATTransport {
         guard fd >= 0 else {
             throw .openFailed(port: path, errno: errno)
         }
-        var wakePipe: [Int32] = [-1, -1]
         let poller: SerialPortPoller
+        let wake: WakePipe
         do throws(ATTransportError) {
             if configuration.exclusive {
                 if flock(fd, LOCK_EX | LOCK_NB) != 0 {
@@ -55,17 +57,14 @@ public final class SerialPortTransport: ATTransport {
                 _ = ioctl(fd, UInt(TIOCEXCL))
             }
             try Self.configureRaw(fd: fd, speed: speed, port: path)
-            guard pipe(&wakePipe) == 0 else {
-                throw .configurationFailed(port: path, operation: "pipe", errno: errno)
-            }
-            for end in wakePipe {
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            }
             poller = try SerialPortPoller.shared(opening: path)
+            do {
+                wake = try WakePipe()
+            } catch {
+                throw .configurationFailed(port: path, operation: "pipe", errno: error.code)
+            }
         } catch {
-            for end in wakePipe where end >= 0 { posixClose(end) }
-            posixClose(fd)  // also drops the flock
+            Posix.close(fd)  // also drops the flock
             throw error
         }
         self.portName = path
@@ -73,8 +72,7 @@ public final class SerialPortTransport: ATTransport {
         self.io = SerialPortIO(
             port: path,
             fd: fd,
-            wakeRead: wakePipe[0],
-            wakeWrite: wakePipe[1],
+            wake: wake,
             exclusive: configuration.exclusive,
             receiveBufferLimit: configuration.receiveBufferLimit
         )

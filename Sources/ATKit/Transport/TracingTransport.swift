@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A decorator that records and forwards every byte going through another ``ATTransport``.
 ///
 /// Use it to log raw AT traffic (at trace level: it can contain IMSIs and ICCIDs) or to capture a
@@ -21,7 +23,7 @@ public final class TracingTransport: ATTransport {
     /// How many events ``events`` keeps.
     public let capacity: Int
     private let sink: (@Sendable (ATTraceEvent) -> Void)?
-    private let recording = ATLocked(Recording())
+    private let recording = Mutex(Recording())
 
     /// Wraps `base`. `sink`, if given, is called synchronously for every event, in order per
     /// direction, on whatever task performed the read or write; keep it cheap.

@@ -1,4 +1,5 @@
 import Foundation
+import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -38,7 +39,7 @@ enum ControlSocketListener {
             Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue),
             0
         )
-        guard fd >= 0 else { throw .resources(String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .resources(Errno.current.description) }
         // Bound with no permissions at all, then opened to owner and group: nobody can connect to a
         // socket with a looser mode, not even for a moment.
         let previous = umask(0o777)
@@ -49,18 +50,18 @@ enum ControlSocketListener {
         }
         umask(previous)
         guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current.description
             close(fd)
             throw .cannotListen(path: path, reason: reason)
         }
         if let group, chown(path, uid_t.max, group) != 0 {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current.description
             close(fd)
             unlink(path)
             throw .cannotListen(path: path, reason: "cannot give it the operators' group: \(reason)")
         }
         guard chmod(path, group == nil ? 0o600 : 0o660) == 0, listen(fd, backlog) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = Errno.current.description
             close(fd)
             unlink(path)
             throw .cannotListen(path: path, reason: reason)

@@ -1,17 +1,15 @@
 import Foundation
+import PosixSupport
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
-#if canImport(CLinux)
-import CLinux
-#endif
 
-/// The socket side of ``ControlServer``: one thread in `poll()` over the listening Unix socket, its
-/// connections and a wake pipe. It accepts (recording each peer's credentials), cuts what clients
-/// send into lines for ``events``, and writes what the server queues with ``send(_:to:)``, never
-/// blocking: every socket is non-blocking.
+/// The socket side of ``ControlServer``: one thread in `poll()` (an ``FDPoller`` rebuilt each round)
+/// over the listening Unix socket, its connections and a ``WakePipe``. It accepts (recording each
+/// peer's credentials), cuts what clients send into lines for ``events``, and writes what the
+/// server queues with ``send(_:to:)``, never blocking: every socket is non-blocking.
 ///
 /// A client that does not read never slows anyone: its queue is capped at ``Limits/maxQueuedBytes``
 /// and the connection is dropped past it (the server's tasks, the supervisors behind them, only
@@ -22,7 +20,7 @@ import CLinux
 /// daemon's resident memory, docs/operations.md "Memory"); a few operators' connections need no more.
 ///
 /// State: `connections`, `nextID` and `acceptPausedUntil` belong to the poll thread alone (hence
-/// `@unchecked Sendable`); what other threads touch is in `shared`.
+/// `@unchecked Sendable`); what other threads touch is in `shared` and `wake`.
 final class ControlSocketLoop: @unchecked Sendable {
     struct Limits: Sendable {
         var maxConnections = 64
@@ -59,11 +57,14 @@ final class ControlSocketLoop: @unchecked Sendable {
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// Tokens of the poll set besides the connections' (their ids, from 1).
+    private static let wakeToken = UInt64.max
+    private static let listenerToken = UInt64.max - 1
+
     let events: AsyncStream<Event>
     private let sink: AsyncStream<Event>.Continuation
     private let listenFD: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
     private let limits: Limits
     private let shared = Mutex(Shared())
     private var connections: [UInt64: Connection] = [:]
@@ -72,16 +73,13 @@ final class ControlSocketLoop: @unchecked Sendable {
 
     /// Takes ownership of `listenFD` (closed when the loop ends).
     init(listenFD: Int32, limits: Limits = Limits()) throws(ControlSocketError) {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else {
-            let reason = String(cString: strerror(errno))
-            Glibc.close(listenFD)
-            throw .resources("no wake pipe: \(reason)")
+        do {
+            wake = try WakePipe()
+        } catch {
+            Posix.close(listenFD)
+            throw .resources("no wake pipe: \(error)")
         }
-        for fd in pipeFDs { Self.makeNonBlockingAndCloseOnExec(fd) }
         self.listenFD = listenFD
-        self.wakeRead = pipeFDs[0]
-        self.wakeWrite = pipeFDs[1]
         self.limits = limits
         (events, sink) = AsyncStream.makeStream(of: Event.self)
     }
@@ -107,19 +105,19 @@ final class ControlSocketLoop: @unchecked Sendable {
                 shared.queuedBytes[id] = total
             }
         }
-        wake()
+        wake.wake()
     }
 
     /// Closes connection `id` once what is queued for it is written.
     func close(_ id: UInt64) {
         shared.withLock { _ = $0.closing.insert(id) }
-        wake()
+        wake.wake()
     }
 
     /// Stops the loop and returns once the listener and every connection are closed.
     func stopAndWait() async {
         shared.withLock { $0.stopping = true }
-        wake()
+        wake.wake()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let closed = shared.withLock { shared in
                 if !shared.closed { shared.closeWaiters.append(continuation) }
@@ -131,21 +129,14 @@ final class ControlSocketLoop: @unchecked Sendable {
 
     func stop() {
         shared.withLock { $0.stopping = true }
-        wake()
-    }
-
-    private func wake() {
-        shared.withLock { shared in
-            guard !shared.closed else { return }
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-        }
+        wake.wake()
     }
 
     // MARK: The poll thread
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var poller = FDPoller()
         while true {
             let (stopping, queued, closing, dropping) = shared.withLock { shared in
                 defer {
@@ -169,58 +160,60 @@ final class ControlSocketLoop: @unchecked Sendable {
                 flush(id)
             }
 
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            var ids: [UInt64] = []
-            let now = Self.monotonicNanoseconds()
+            // The wake pipe first, then the listener, then the connections: the order of the
+            // events below.
+            poller.removeAll()
+            poller.watch(wake.readEnd, for: .readable, token: Self.wakeToken)
+            let now = Posix.monotonicNanoseconds()
             let accepting = connections.count < limits.maxConnections && now >= acceptPausedUntil
-            if accepting { fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)) }
+            if accepting { poller.watch(listenFD, for: .readable, token: Self.listenerToken) }
             for (id, connection) in connections {
-                var events = Int16(POLLIN)
-                if !connection.pending.isEmpty { events |= Int16(POLLOUT) }
-                fds.append(pollfd(fd: connection.fd, events: events, revents: 0))
-                ids.append(id)
+                poller.watch(
+                    connection.fd,
+                    for: connection.pending.isEmpty ? .readable : [.readable, .writable],
+                    token: id
+                )
             }
             let timeout: Int32 =
                 accepting ? -1 : Int32(clamping: (acceptPausedUntil - min(now, acceptPausedUntil)) / 1_000_000 + 1)
-            if poll(&fds, nfds_t(fds.count), timeout) < 0 {
-                if errno == EINTR || errno == ENOMEM { continue }
+            let count: Int
+            do {
+                count = try poller.wait(timeoutMilliseconds: timeout)
+            } catch {
+                if error.code == EINTR || error.code == ENOMEM { continue }
                 break
             }
-            if fds[0].revents != 0 { drainWakePipe() }
-            var first = 1
-            if accepting {
-                if fds[1].revents != 0 { acceptAll() }
-                first = 2
-            }
-            for (index, id) in ids.enumerated() {
-                let revents = fds[first + index].revents
-                guard revents != 0, connections[id] != nil else { continue }
-                if revents & Int16(POLLOUT) != 0 { flush(id) }
-                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0, connections[id] != nil {
-                    receive(id, buffer: &buffer)
+            for index in 0..<count {
+                let event = poller.event(at: index)
+                switch event.token {
+                case Self.wakeToken:
+                    wake.drain()
+                case Self.listenerToken:
+                    acceptAll()
+                case let id:
+                    guard connections[id] != nil else { continue }
+                    if event.events.contains(.writable) { flush(id) }
+                    if !event.events.isDisjoint(with: [.readable, .hangUp, .error]), connections[id] != nil {
+                        receive(id, buffer: &buffer)
+                    }
                 }
             }
         }
         for (id, connection) in connections {
-            Glibc.close(connection.fd)
+            Posix.close(connection.fd)
             sink.yield(.closed(id: id, reason: "the daemon is stopping"))
         }
         connections.removeAll()
-        Glibc.close(listenFD)
+        Posix.close(listenFD)
         sink.finish()
+        // Later wakes (a server task sending late) write nothing from here on.
+        wake.close()
         let waiters = shared.withLock { shared in
-            Glibc.close(wakeRead)
-            Glibc.close(wakeWrite)
             shared.closed = true
             defer { shared.closeWaiters.removeAll() }
             return shared.closeWaiters
         }
         for waiter in waiters { waiter.resume() }
-    }
-
-    private func drainWakePipe() {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &sink, sink.count) > 0 {}
     }
 
     private func acceptAll() {
@@ -230,12 +223,12 @@ final class ControlSocketLoop: @unchecked Sendable {
                 switch errno {
                 case EINTR, ECONNABORTED: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    acceptPausedUntil = Self.monotonicNanoseconds() + 100_000_000
+                    acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
                     return
                 default: return
                 }
             }
-            Self.makeNonBlockingAndCloseOnExec(fd)
+            Posix.makeNonBlockingAndCloseOnExec(fd)
             nextID += 1
             connections[nextID] = Connection(fd: fd)
             sink.yield(.opened(id: nextID, peer: ControlPeer(fd: fd)))
@@ -272,7 +265,7 @@ final class ControlSocketLoop: @unchecked Sendable {
                 return
             }
             connections[id] = connection
-            drop(id, reason: count == 0 ? "the client closed the connection" : String(cString: strerror(errno)))
+            drop(id, reason: count == 0 ? "the client closed the connection" : Errno.current.description)
             return
         }
     }
@@ -296,7 +289,7 @@ final class ControlSocketLoop: @unchecked Sendable {
                 return
             }
             connections[id] = connection
-            drop(id, reason: "cannot write to the client: \(String(cString: strerror(errno)))")
+            drop(id, reason: "cannot write to the client: \(Errno.current)")
             return
         }
         connections[id] = connection
@@ -305,23 +298,12 @@ final class ControlSocketLoop: @unchecked Sendable {
 
     private func drop(_ id: UInt64, reason: String) {
         guard let connection = connections.removeValue(forKey: id) else { return }
-        Glibc.close(connection.fd)
+        Posix.close(connection.fd)
         shared.withLock { shared in
             shared.queued[id] = nil
             shared.queuedBytes[id] = nil
             shared.dropping[id] = nil
         }
         sink.yield(.closed(id: id, reason: reason))
-    }
-
-    private static func makeNonBlockingAndCloseOnExec(_ fd: Int32) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PosixSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,7 @@ public struct HookDirectory: Sendable {
             let code = errno
             return .failure(
                 HookDirectoryError(
-                    "the hooks directory \(path) cannot be read (\(String(cString: strerror(code)))): create it "
+                    "the hooks directory \(path) cannot be read (\(Errno.message(code))): create it "
                         + "(install -d -m 0755 \(path)) or remove [hooks] directory"
                 )
             )
@@ -77,7 +78,7 @@ public struct HookDirectory: Sendable {
         let file = path.hasSuffix("/") ? path + name : path + "/" + name
         var info = stat()
         guard stat(file, &info) == 0 else {
-            return .skipped(name: name, reason: "cannot be read (\(String(cString: strerror(errno))))")
+            return .skipped(name: name, reason: "cannot be read (\(Errno.current.description))")
         }
         guard info.st_mode & S_IFMT == S_IFREG else { return .skipped(name: name, reason: "not a regular file") }
         guard access(file, X_OK) == 0 else {

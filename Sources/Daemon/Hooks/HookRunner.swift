@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PosixSupport
 
 #if canImport(CLinux)
 import CLinux
@@ -23,9 +23,10 @@ import Glibc
 /// - `/` as its working directory.
 ///
 /// Past `timeout` the group gets `SIGTERM`, and ``killGrace`` later `SIGKILL`. The waiting is done
-/// on a thread of its own in `poll()` on the output pipe and a pidfd (Linux 5.3; without one, a
-/// `waitpid(WNOHANG)` every 50 ms), never on the concurrency pool: two cores give the pool two
-/// threads, and a hook must not hold one for its whole run.
+/// on a thread of its own in `poll()` (an ``FDPoller``) on the output pipe, a pidfd (Linux 5.3;
+/// without one, a `waitpid(WNOHANG)` every 50 ms) and a ``WakePipe`` that cancellation wakes, never
+/// on the concurrency pool: two cores give the pool two threads, and a hook must not hold one for
+/// its whole run.
 ///
 /// Why not Foundation's `Process` or swift-subprocess: neither resets the signal dispositions an
 /// ignored `SIGPIPE` leaves, nor puts the child in a process group to stop it with its children;
@@ -40,8 +41,13 @@ public enum HookRunner {
     /// Runs `path` with `environment` (and nothing else), for at most `timeout` plus ``killGrace``.
     /// Cancelling the calling task stops the hook the same way (`SIGTERM`, then `SIGKILL`).
     public static func run(path: String, environment: [String: String], timeout: Duration) async -> HookResult {
-        let canceller = Canceller()
-        guard canceller.isUsable else { return HookResult(outcome: .notStarted(errno: errno)) }
+        // Closed once the run is over: a late cancellation then writes nothing.
+        let canceller: WakePipe
+        do {
+            canceller = try WakePipe()
+        } catch {
+            return HookResult(outcome: .notStarted(errno: error.code))
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<HookResult, Never>) in
                 let thread = Thread {
@@ -49,7 +55,7 @@ public enum HookRunner {
                         path: path,
                         environment: environment,
                         timeout: timeout,
-                        cancel: canceller.readDescriptor
+                        cancel: canceller.readEnd
                     )
                     canceller.close()
                     continuation.resume(returning: result)
@@ -58,39 +64,7 @@ public enum HookRunner {
                 thread.start()
             }
         } onCancel: {
-            canceller.cancel()
-        }
-    }
-
-    /// A pipe whose write end the cancellation handler writes to; closed (under its lock) once the
-    /// run is over, so a late cancellation never writes to a reused descriptor.
-    final class Canceller: Sendable {
-        let readDescriptor: Int32
-        private let writeDescriptor: Mutex<Int32>
-
-        init() {
-            var ends: [Int32] = [-1, -1]
-            if pipe2(&ends, O_CLOEXEC | O_NONBLOCK) != 0 { ends = [-1, -1] }
-            readDescriptor = ends[0]
-            writeDescriptor = Mutex(ends[1])
-        }
-
-        var isUsable: Bool { readDescriptor >= 0 }
-
-        func cancel() {
-            writeDescriptor.withLock { descriptor in
-                guard descriptor >= 0 else { return }
-                var byte: UInt8 = 1
-                _ = Glibc.write(descriptor, &byte, 1)
-            }
-        }
-
-        func close() {
-            writeDescriptor.withLock { descriptor in
-                if descriptor >= 0 { Glibc.close(descriptor) }
-                descriptor = -1
-            }
-            Glibc.close(readDescriptor)
+            canceller.wake()
         }
     }
 
@@ -151,24 +125,31 @@ public enum HookRunner {
         var phase = Phase.running
         var deadline = started.advanced(by: timeout)
         var status: Int32?
+        var poller = FDPoller()
+        let (outputToken, pidToken, cancelToken): (UInt64, UInt64, UInt64) = (0, 1, 2)
         while status == nil {
-            var descriptors: [pollfd] = []
-            if outputDescriptor >= 0 {
-                descriptors.append(pollfd(fd: outputDescriptor, events: Int16(POLLIN), revents: 0))
-            }
-            if pidDescriptor >= 0 { descriptors.append(pollfd(fd: pidDescriptor, events: Int16(POLLIN), revents: 0)) }
-            if case .running = phase { descriptors.append(pollfd(fd: cancel, events: Int16(POLLIN), revents: 0)) }
+            poller.removeAll()
+            if outputDescriptor >= 0 { poller.watch(outputDescriptor, for: .readable, token: outputToken) }
+            if pidDescriptor >= 0 { poller.watch(pidDescriptor, for: .readable, token: pidToken) }
+            if case .running = phase { poller.watch(cancel, for: .readable, token: cancelToken) }
             var wait = milliseconds(until: deadline)
             if pidDescriptor < 0 { wait = min(wait, 50) }
-            let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
-            if ready < 0, errno != EINTR { break }
-            for entry in descriptors where entry.revents != 0 {
-                if entry.fd == outputDescriptor {
+            let ready: Int
+            do {
+                ready = try poller.wait(timeoutMilliseconds: Int32(clamping: wait))
+            } catch  where error.code == EINTR {
+                ready = 0
+            } catch {
+                break
+            }
+            for index in 0..<ready {
+                let token = poller.event(at: index).token
+                if token == outputToken {
                     if !readOutput() {
                         Glibc.close(outputDescriptor)
                         outputDescriptor = -1
                     }
-                } else if entry.fd == cancel, case .running = phase {
+                } else if token == cancelToken, case .running = phase {
                     kill(-pid, SIGTERM)
                     phase = .terminating(.cancelled)
                     deadline = ContinuousClock.now.advanced(by: killGrace)
@@ -204,9 +185,10 @@ public enum HookRunner {
         // What the hook wrote before it exited is still in the pipe: read it, without waiting for
         // descendants that keep the pipe open (bounded: at most 64 reads).
         if outputDescriptor >= 0 {
+            poller.removeAll()
+            poller.watch(outputDescriptor, for: .readable, token: outputToken)
             for _ in 0..<64 {
-                var probe = [pollfd(fd: outputDescriptor, events: Int16(POLLIN), revents: 0)]
-                guard poll(&probe, 1, 0) > 0, readOutput() else { break }
+                guard ((try? poller.wait(timeoutMilliseconds: 0)) ?? 0) > 0, readOutput() else { break }
             }
             Glibc.close(outputDescriptor)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Gateway
 import Logging
+import PosixSupport
 import Prometheus
 import Registry
 import ServiceLifecycle
@@ -178,7 +179,7 @@ final class HookService: Service, CustomStringConvertible {
         case .notStarted(let code):
             metadata["errno"] = "\(code)"
             let hint = code == ENOEXEC ? ": give the script a #! line" : ""
-            logger.warning("hook cannot start: \(String(cString: strerror(code)))\(hint)", metadata: metadata)
+            logger.warning("hook cannot start: \(Errno.message(code))\(hint)", metadata: metadata)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Every tty the daemon has seen and what it decided, kept as discovery goes (start-up enumeration,
 /// hot-plug, unplug, static ports). Thread-safe: the discovery task writes, the control socket and
@@ -10,22 +11,20 @@ import Foundation
 /// ledger.remove(devnode: "/dev/ttyUSB0")          // unplugged
 /// let now = ledger.entries()                        // sorted by devnode; JSON through Codable
 /// ```
-public final class DiscoveryLedger: @unchecked Sendable {
-    /// `Synchronization.Mutex` would do, but it needs macOS 15 while the package declares macOS 14.
-    private let lock = NSLock()
-    private var byDevnode: [String: DiscoveryEntry] = [:]
+public final class DiscoveryLedger: Sendable {
+    private let byDevnode = Mutex<[String: DiscoveryEntry]>([:])
 
     public init() {}
 
     /// Records `entry`, replacing what was known about its devnode.
     public func record(_ entry: DiscoveryEntry) {
-        lock.withLock { byDevnode[entry.devnode] = entry }
+        byDevnode.withLock { $0[entry.devnode] = entry }
     }
 
     /// Forgets the port at `devnode` (unplugged). A `[[ports]]` entry stays (the config still names
     /// it), without the udev facts of the device that went away.
     public func remove(devnode: String) {
-        lock.withLock {
+        byDevnode.withLock { byDevnode in
             guard let entry = byDevnode[devnode] else { return }
             if entry.decision == .static {
                 byDevnode[devnode] = DiscoveryEntry(
@@ -42,11 +41,11 @@ public final class DiscoveryLedger: @unchecked Sendable {
 
     /// What the daemon knows now, sorted by devnode.
     public func entries() -> [DiscoveryEntry] {
-        lock.withLock { byDevnode.values.sorted { $0.devnode < $1.devnode } }
+        byDevnode.withLock { $0.values.sorted { $0.devnode < $1.devnode } }
     }
 
     /// The entry of `devnode`, if any.
     public func entry(devnode: String) -> DiscoveryEntry? {
-        lock.withLock { byDevnode[devnode] }
+        byDevnode.withLock { $0[devnode] }
     }
 }

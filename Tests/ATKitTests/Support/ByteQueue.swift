@@ -1,3 +1,5 @@
+import Synchronization
+
 @testable import ATKit
 
 /// Bytes flowing one way between a test and the code under test, with async extraction.
@@ -18,7 +20,7 @@ final class ByteQueue: Sendable {
         var failure: (any Error)?
     }
 
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
 
     var bufferedCount: Int { state.withLock { $0.buffer.count } }
     var isFinished: Bool { state.withLock { $0.failure != nil } }

@@ -1,3 +1,5 @@
+import Synchronization
+
 @testable import ATKit
 
 /// Records events from a callback and lets a test wait for one, instead of sleeping.
@@ -13,7 +15,7 @@ final class EventRecorder<Event: Sendable>: Sendable {
         var waiters: [Waiter] = []
     }
 
-    private let state = ATLocked(State())
+    private let state = Mutex(State())
 
     init() {}
 

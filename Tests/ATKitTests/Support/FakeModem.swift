@@ -1,3 +1,5 @@
+import Synchronization
+
 @testable import ATKit
 
 /// An in-memory modem: ``transport`` is what the session talks to; the test plays the modem through
@@ -9,7 +11,7 @@ final class FakeModem: Sendable {
         let portName: String
         fileprivate let toHost = ByteQueue()
         fileprivate let toModem = ByteQueue()
-        fileprivate let closeCount = ATLocked(0)
+        fileprivate let closeCount = Mutex(0)
 
         init(portName: String) {
             self.portName = portName

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 @testable import ATKit
 
@@ -11,7 +12,7 @@ import Glibc
 ///
 /// Reads on the master side wait for data with `poll()`, bounded by a generous safety deadline so a
 /// broken test fails instead of hanging; no test relies on that deadline for its behaviour.
-final class PseudoTerminal: @unchecked Sendable {
+final class PseudoTerminal: Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
         /// Reading the master failed with EIO/EOF: no slave descriptor is open any more.
@@ -20,9 +21,9 @@ final class PseudoTerminal: @unchecked Sendable {
 
     let master: Int32
     let slavePath: String
-    private let slave = ATLocked<Int32>(-1)
-    private let pending = ATLocked<[UInt8]>([])
-    private let masterClosed = ATLocked(false)
+    private let slave = Mutex<Int32>(-1)
+    private let pending = Mutex<[UInt8]>([])
+    private let masterClosed = Mutex(false)
 
     init() throws {
         var master: Int32 = -1

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +48,10 @@ struct CommandRun: Sendable {
         try? stdin.fileHandleForWriting.close()
         // Read both pipes to the end concurrently: a full stderr pipe must not stall the child.
         let errorData = Locked(Data())
-        let reader = Thread { errorData.value = err.fileHandleForReading.readDataToEndOfFile() }
+        let reader = Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errorData.update { $0 = data }
+        }
         reader.start()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -70,17 +74,19 @@ struct CommandRun: Sendable {
     }
 }
 
-/// A value behind a lock, for the test helpers' threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
+/// A value behind a `Mutex`, for what the test helpers' threads and tasks share (an escaping
+/// closure cannot capture a `Mutex` itself).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
 
     init(_ value: Value) {
-        stored = value
+        mutex = Mutex(value)
     }
 
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+    var value: Value { mutex.withLock { $0 } }
+
+    /// Changes the value under the lock (read, change and write as one step).
+    func update(_ change: (inout Value) -> Void) {
+        mutex.withLock { change(&$0) }
     }
 }

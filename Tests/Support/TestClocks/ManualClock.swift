@@ -6,7 +6,7 @@ import Synchronization
 /// Sleepers are resumed in deadline order when the clock passes their deadline; cancelling a
 /// sleeping task makes its `sleep` throw `CancellationError` at once. ``waitForSleepers(_:)`` lets a
 /// test wait until the code under test has actually started waiting before moving time.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: Clock, Sendable {
     public init() {}
 
     public struct Instant: InstantProtocol {

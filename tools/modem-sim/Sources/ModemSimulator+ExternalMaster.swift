@@ -1,3 +1,5 @@
+import PosixSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -51,17 +53,15 @@ extension PseudoTerminalPort {
         let copy = dup(master.descriptor)
         guard copy >= 0 else {
             throw SimulatorConfigurationError(
-                "cannot use the pty master \(master.descriptor) of \(master.path): dup failed: "
-                    + String(cString: strerror(errno))
+                "cannot use the pty master \(master.descriptor) of \(master.path): dup failed: \(Errno.current)"
             )
         }
         let slavePath = master.slavePath
         let slave = open(slavePath, O_RDWR | O_NOCTTY)
         guard slave >= 0 else {
-            systemClose(copy)
-            throw SimulatorConfigurationError(
-                "cannot open \(slavePath), the slave of \(master.path): \(String(cString: strerror(errno)))"
-            )
+            let failure = Errno.current
+            Posix.close(copy)
+            throw SimulatorConfigurationError("cannot open \(slavePath), the slave of \(master.path): \(failure)")
         }
         Self.prepare(master: copy, slave: slave, nominalBaud: nominalBaud)
         self.master = copy

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Pseudo-terminals that behave like NB-IoT / LTE-M modules, for tests, the demo and benchmarks.
 ///
 /// ```swift
@@ -26,7 +28,7 @@ public final class ModemSimulator: Sendable {
     public let seed: UInt64
     /// Pty masters opened by someone else, by port index (`ModemSimulator+ExternalMaster.swift`).
     let adoptedMasters: [Int: AdoptedMaster]
-    private let state = Locked<(loop: SimulatorLoop?, ports: [Port], stopped: Bool)>((nil, [], false))
+    private let state = Mutex<(loop: SimulatorLoop?, ports: [Port], stopped: Bool)>((nil, [], false))
 
     public convenience init(ports: [SimulatedPortConfiguration], timeScale: Double = 1, seed: UInt64 = 1) {
         self.init(ports: ports, adoptedMasters: [:], timeScale: timeScale, seed: seed)

@@ -1,3 +1,5 @@
+import PosixSupport
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +25,7 @@ struct PseudoTerminalPort {
         var name = [CChar](repeating: 0, count: 4096)
         guard openpty(&master, &slave, &name, nil, nil) == 0 else {
             throw SimulatorConfigurationError(
-                "openpty failed: \(String(cString: strerror(errno))); are /dev/pts and /dev/ptmx available?"
+                "openpty failed: \(Errno.current); are /dev/pts and /dev/ptmx available?"
             )
         }
         Self.prepare(master: master, slave: slave, nominalBaud: nominalBaud)
@@ -58,8 +60,8 @@ struct PseudoTerminalPort {
     }
 
     func close() {
-        systemClose(master)
-        systemClose(slave)
+        Posix.close(master)
+        Posix.close(slave)
     }
 
     private static let table: [(Int, speed_t)] = [
@@ -75,13 +77,4 @@ struct PseudoTerminalPort {
     static func baudRate(for speed: speed_t) -> Int? {
         table.first { $0.1 == speed }?.0
     }
-}
-
-/// `close(2)`, spelled so it does not collide with methods named `close`.
-func systemClose(_ fd: Int32) {
-    #if canImport(Glibc)
-    _ = Glibc.close(fd)
-    #else
-    _ = Darwin.close(fd)
-    #endif
 }

@@ -1,4 +1,6 @@
 import Foundation
+import PosixSupport
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -6,12 +8,13 @@ import Glibc
 import Darwin
 #endif
 
-/// The simulator's single thread: one `poll()` over every port's pty master and a wake pipe, and
-/// a timer list for scripted latencies, boot delays and network events.
+/// The simulator's single thread: one `poll()` (an ``FDPoller`` rebuilt each round) over every
+/// port's pty master and a ``WakePipe``, and a timer list for scripted latencies, boot delays and
+/// network events.
 ///
-/// Ownership: `ports`, `timers` and every ``SimulatedModem`` are touched only on the loop thread.
-/// Other threads talk to it through ``perform(_:)`` (a locked queue plus a byte in the wake
-/// pipe) and read the statistics through their own lock.
+/// Ownership: `ports`, `timers` and every ``SimulatedModem`` are touched only on the loop
+/// thread (hence `@unchecked Sendable`). Other threads talk to it through ``perform(_:)`` (a locked
+/// queue plus a byte in the wake pipe) and read the statistics through their own lock.
 ///
 /// Timing: `poll()` takes milliseconds, so the loop sleeps in `poll()` until less than a
 /// millisecond is left and then `usleep`s the rest; scripted latencies are honoured to within
@@ -29,24 +32,22 @@ final class SimulatorLoop: @unchecked Sendable {
     private var timers: [Timer] = []
     private var timerSequence: UInt64 = 0
     private var running = true
-    private let requests = Locked<[@Sendable (SimulatorLoop) -> Void]>([])
-    private let statistics: Locked<[SimulatedPortStatistics]>
-    private let closedPorts = Locked<Set<Int>>([])
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let requests = Mutex<[@Sendable (SimulatorLoop) -> Void]>([])
+    private let statistics: Mutex<[SimulatedPortStatistics]>
+    private let closedPorts = Mutex<Set<Int>>([])
+    private let wake: WakePipe
+    /// The poll set's token for the wake pipe; a port's token is its index in `ports`.
+    private static let wakeToken = UInt64.max
     private let finished = DispatchSemaphore(value: 0)
 
     init(timeScale: Double, portCount: Int) throws(SimulatorConfigurationError) {
         self.timeScale = timeScale
-        self.statistics = Locked((0..<portCount).map { SimulatedPortStatistics(index: $0) })
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw SimulatorConfigurationError("pipe failed: errno \(errno)") }
-        for end in pipeEnds {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        self.statistics = Mutex((0..<portCount).map { SimulatedPortStatistics(index: $0) })
+        do {
+            wake = try WakePipe()
+        } catch {
+            throw SimulatorConfigurationError("pipe failed: errno \(error.code)")
         }
-        wakeRead = pipeEnds[0]
-        wakeWrite = pipeEnds[1]
     }
 
     var now: ContinuousClock.Instant { clock.now }
@@ -66,8 +67,7 @@ final class SimulatorLoop: @unchecked Sendable {
             poweredOn.signal()
             run()
             for port in ports where port.isOpen { port.terminal.close() }
-            systemClose(wakeRead)
-            systemClose(wakeWrite)
+            wake.close()
             finished.signal()
         }
         thread.name = "nbgw-modem-sim"
@@ -84,8 +84,7 @@ final class SimulatorLoop: @unchecked Sendable {
     /// Runs `block` on the loop thread.
     func perform(_ block: @escaping @Sendable (SimulatorLoop) -> Void) {
         requests.withLock { $0.append(block) }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.wake()
     }
 
     /// The port at `index`, on the loop thread only.
@@ -121,20 +120,25 @@ final class SimulatorLoop: @unchecked Sendable {
     var hungUpPorts: Set<Int> { closedPorts.withLock { $0 } }
 
     private func run() {
+        var poller = FDPoller()
         while running {
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            var polled: [SimulatedPort] = []
-            for port in ports where port.isOpen {
-                let events = Int16(POLLIN) | (port.outbox.isEmpty ? 0 : Int16(POLLOUT))
-                fds.append(pollfd(fd: port.terminal.master, events: events, revents: 0))
-                polled.append(port)
+            poller.removeAll()
+            poller.watch(wake.readEnd, for: .readable, token: Self.wakeToken)
+            for (index, port) in ports.enumerated() where port.isOpen {
+                let events: FDEvents = port.outbox.isEmpty ? .readable : [.readable, .writable]
+                poller.watch(port.terminal.master, for: events, token: UInt64(index))
             }
-            _ = poll(&fds, nfds_t(fds.count), pollTimeout())
-            if fds[0].revents != 0 { drainWakePipe() }
-            for (offset, port) in polled.enumerated() {
-                let events = Int32(fds[offset + 1].revents)
-                if events & Int32(POLLOUT) != 0 { port.flush() }
-                if events & Int32(POLLIN) != 0 { port.readInput() }
+            // A failed wait (EINTR) reports nothing; the timers are still looked at.
+            let count = (try? poller.wait(timeoutMilliseconds: pollTimeout())) ?? 0
+            for index in 0..<count {
+                let event = poller.event(at: index)
+                if event.token == Self.wakeToken {
+                    runRequests()
+                    continue
+                }
+                let port = ports[Int(event.token)]
+                if event.events.contains(.writable) { port.flush() }
+                if event.events.contains(.readable) { port.readInput() }
             }
             fireDueTimers()
         }
@@ -163,9 +167,9 @@ final class SimulatorLoop: @unchecked Sendable {
         }
     }
 
-    private func drainWakePipe() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while buffer.withUnsafeMutableBytes({ read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+    /// Drains the wake pipe and runs what other threads asked for.
+    private func runRequests() {
+        wake.drain()
         let pending = requests.withLock { requests in
             defer { requests.removeAll() }
             return requests

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 /// Writes one JSON object per line on stdout with a single `write(2)`, so that lines from the testbed
 /// and from a child sharing its stdout never interleave (a pipe write under `PIPE_BUF` is atomic).
 enum JSONOutput {
-    private static let lock = NSLock()
+    private static let lock = Mutex(())
 
     static func emit(_ object: [String: Any?]) {
         let cleaned = object.compactMapValues { $0 }
@@ -21,14 +22,14 @@ enum JSONOutput {
             return
         }
         data.append(0x0A)
-        lock.lock()
-        defer { lock.unlock() }
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(1, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { return }
-                offset += written
+        lock.withLock { _ in
+            data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(1, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written <= 0 { return }
+                    offset += written
+                }
             }
         }
     }

@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// The running testbed: every testbed call and every module change happens on `queue`; the stdin
-/// reader, the signal sources and the child's termination handler only post to it.
+/// The running testbed: every testbed call and every module change happens on `queue` (hence
+/// `@unchecked Sendable`: the queue, not a lock, guards the state); the stdin reader, the signal
+/// sources and the child's termination handler only post to it.
 final class TestbedServer: @unchecked Sendable {
     /// How long the child gets to exit after SIGTERM before SIGKILL: the daemon's own graceful
     /// shutdown is bounded well below this.

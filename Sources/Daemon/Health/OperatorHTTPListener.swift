@@ -1,3 +1,5 @@
+import PosixSupport
+
 #if canImport(Glibc)
 import Glibc
 // glibc's socket names (MSG_NOSIGNAL, …): CLinux includes <sys/socket.h>, and in a whole-module
@@ -46,7 +48,7 @@ enum OperatorHTTPListener {
             lastError = errno
             close(fd)
         }
-        throw .cannotListen(address, errno: lastError, reason: String(cString: strerror(lastError)))
+        throw .cannotListen(address, errno: lastError, reason: Errno.message(lastError))
     }
 
     private static func boundPort(_ fd: Int32) -> Int? {

@@ -1,17 +1,29 @@
 import Logging
 import ServiceLifecycle
 
-/// Runs the daemon's services in one `ServiceGroup` and bounds its graceful shutdown: once a
-/// shutdown signal arrives (or ``run(_:trigger:)``'s trigger fires), the group has the grace
-/// period to stop; services still running then are cancelled and, a moment later, the run ends
-/// anyway with ``DaemonOutcome/shutdownTimedOut(pending:)`` naming them (the caller exits the
-/// process, which ends whatever is stuck).
+/// Runs the daemon's services in one `ServiceGroup` whose own bound ends the graceful shutdown:
+/// `maximumGracefulShutdownDuration` is the grace period; once a shutdown signal arrives (or
+/// ``run(_:trigger:)``'s trigger fires) the services have that long to stop, then the group
+/// cancels what still runs.
+///
+/// What swift-service-lifecycle 2.13 lacks, and so is kept here:
+/// - **Names.** The group logs that it escalated, not which services did not stop. The
+///   ``ServiceTracker`` knows which are inside `run()`; the run ends with
+///   ``DaemonOutcome/shutdownTimedOut(pending:)`` naming them (exit status 75).
+/// - **An end when cancellation does not end a service** (one blocked in a system call):
+///   `ServiceGroup.run()` returns only once every service has, and the library's bound for that,
+///   `maximumCancellationDuration`, is a `fatalError`: a crash with neither a name nor an exit
+///   status of ours. So the group runs in an unstructured task, and ``cancellationAllowance``
+///   after the grace period this run returns anyway (the caller exits the process, which ends
+///   whatever is stuck).
+/// - **That watch on an injected clock**, so tests move its time by hand (the library sleeps on
+///   the continuous clock).
 struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
     /// How long the graceful shutdown may take.
     let gracePeriod: Duration
     /// Whether SIGTERM and SIGINT start the graceful shutdown (`nbgwd`; tests use a trigger).
     let handlesSignals: Bool
-    /// Times the grace period (tests inject a manual clock).
+    /// Times the watch that names what overran the grace period (tests inject a manual clock).
     let clock: C
     let logger: Logger
 
@@ -41,7 +53,7 @@ struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
         let tracker = ServiceTracker()
         let (shutdownBegan, shutdownContinuation) = AsyncStream.makeStream(of: Void.self)
         let all = services + [("shutdown-watch", ShutdownWatchService { shutdownContinuation.yield() })]
-        let configuration = ServiceGroupConfiguration(
+        var configuration = ServiceGroupConfiguration(
             services: all.map { name, service in
                 .init(service: TrackedService(name: name, service: service, tracker: tracker), serviceName: name)
             },
@@ -49,6 +61,7 @@ struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
             cancellationSignals: [],
             logger: logger
         )
+        configuration.maximumGracefulShutdownDuration = gracePeriod
         let group = ServiceGroup(configuration: configuration)
         let triggerTask = trigger.map { trigger in
             Task {
@@ -62,10 +75,13 @@ struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
 
         let (outcomes, continuation) = AsyncStream.makeStream(of: DaemonOutcome.self)
         // Unstructured on purpose: a structured task group would wait for a stuck service forever.
-        let groupTask = Task {
+        Task {
             do {
                 try await group.run()
-                continuation.yield(tracker.overrun.map { .shutdownTimedOut(pending: $0) } ?? .stopped)
+                // Services the group had to cancel at the grace period overran it too.
+                let cancelled = (tracker.cancelledWhileStopping ?? []).filter { !Self.isInternal($0) }
+                let overrun = tracker.overrun ?? (cancelled.isEmpty ? nil : cancelled)
+                continuation.yield(overrun.map { .shutdownTimedOut(pending: $0) } ?? .stopped)
             } catch {
                 continuation.yield(tracker.overrun.map { .shutdownTimedOut(pending: $0) } ?? Self.outcome(of: error))
             }
@@ -74,15 +90,15 @@ struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
             for await _ in shutdownBegan {
                 logger.notice("graceful shutdown started", metadata: ["shutdown.grace_period": "\(gracePeriod)"])
                 do { try await clock.sleep(for: gracePeriod) } catch { return }
-                let pending = tracker.runningServices.filter { $0 != "shutdown-watch" && $0 != "systemd-notify" }
+                let pending = tracker.runningServices.filter { !Self.isInternal($0) }
                 guard !pending.isEmpty else { return }
                 tracker.recordOverrun(pending)
                 logger.error(
-                    "graceful shutdown overran the grace period: cancelling",
+                    "graceful shutdown overran the grace period: the service group cancels them",
                     metadata: ["services": "\(pending.joined(separator: ", "))"]
                 )
-                // Cancel what still runs (the group cancels every service), then give it a moment.
-                groupTask.cancel()
+                // The group cancels them at the same bound (maximumGracefulShutdownDuration); give
+                // that a moment.
                 do { try await clock.sleep(for: Self.cancellationAllowance) } catch { return }
                 continuation.yield(.shutdownTimedOut(pending: pending))
                 return
@@ -95,6 +111,12 @@ struct ServiceRunner<C: Clock>: Sendable where C.Duration == Duration {
         }
         deadlineTask.cancel()
         return outcome
+    }
+
+    /// The runner's own watch and the systemd notifier: never named as overrunning (they wait for
+    /// the shutdown itself, or only report to systemd).
+    static func isInternal(_ name: String) -> Bool {
+        name == "shutdown-watch" || name == "systemd-notify"
     }
 
     /// The failed service's name and message from the group's error.

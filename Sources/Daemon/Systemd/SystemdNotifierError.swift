@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PosixSupport
 
 /// A notification could not be sent to systemd's socket.
 public struct SystemdNotifierError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -20,7 +16,7 @@ public struct SystemdNotifierError: Error, Sendable, Equatable, CustomStringConv
     }
 
     public var description: String {
-        "cannot notify systemd at \(socket) (\(operation): \(String(cString: strerror(code)))); check NOTIFY_SOCKET "
+        "cannot notify systemd at \(socket) (\(operation): \(Errno.message(code))); check NOTIFY_SOCKET "
             + "or run the unit with Type=notify"
     }
 }

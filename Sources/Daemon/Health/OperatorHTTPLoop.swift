@@ -1,4 +1,5 @@
 import Foundation
+import PosixSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,17 +11,18 @@ import CLinux
 import Darwin
 #endif
 
-/// The socket side of ``OperatorHTTPServer``: one thread in `poll()` over the listening socket,
-/// its connections and a wake pipe. It accepts, reads each request head, hands complete requests
-/// to ``requests`` (answered by the server's tasks through ``respond(to:with:)``), writes the
-/// responses and closes. Nothing here blocks: every socket is non-blocking.
+/// The socket side of ``OperatorHTTPServer``: one thread in `poll()` (an ``FDPoller`` rebuilt each
+/// round) over the listening socket, its connections and a ``WakePipe``. It accepts, reads each
+/// request head, hands complete requests to ``requests`` (answered by the server's tasks through
+/// ``respond(to:with:)``), writes the responses and closes. Nothing here blocks: every socket is
+/// non-blocking.
 ///
 /// Why a thread and not an event-loop library: the endpoint answers a scrape every few seconds;
 /// one parked thread costs a few kilobytes, where starting NIO's event loops for it cost the daemon
 /// about 2 MB of resident memory (docs/operations.md, "Memory").
 ///
 /// State: `connections`, `nextID` and `acceptPausedUntil` belong to the poll thread alone (hence
-/// `@unchecked Sendable`); everything other threads touch is in `shared`.
+/// `@unchecked Sendable`); everything other threads touch is in `shared` and `wake`.
 final class OperatorHTTPLoop: @unchecked Sendable {
     /// A complete, well-formed request waiting for its handler.
     struct Accepted: Sendable {
@@ -52,11 +54,14 @@ final class OperatorHTTPLoop: @unchecked Sendable {
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// Tokens of the poll set besides the connections' (their ids, from 1).
+    private static let wakeToken = UInt64.max
+    private static let listenerToken = UInt64.max - 1
+
     let requests: AsyncStream<Accepted>
     private let requestSink: AsyncStream<Accepted>.Continuation
     private let listenFD: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
     private let limits: OperatorHTTPServer.Limits
     private let shared = Mutex(Shared())
     private var connections: [UInt64: Connection] = [:]
@@ -65,16 +70,13 @@ final class OperatorHTTPLoop: @unchecked Sendable {
 
     /// Takes ownership of `listenFD` (closed when the loop ends).
     init(listenFD: Int32, limits: OperatorHTTPServer.Limits) throws(OperatorHTTPServerError) {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            wake = try WakePipe()
+        } catch {
             close(listenFD)
-            throw .resources(reason: "no wake pipe: \(reason)")
+            throw .resources(reason: "no wake pipe: \(error)")
         }
-        for fd in pipeFDs { Self.makeNonBlockingAndCloseOnExec(fd) }
         self.listenFD = listenFD
-        self.wakeRead = pipeFDs[0]
-        self.wakeWrite = pipeFDs[1]
         self.limits = limits
         (requests, requestSink) = AsyncStream.makeStream(of: Accepted.self)
     }
@@ -89,7 +91,7 @@ final class OperatorHTTPLoop: @unchecked Sendable {
     /// Asks the thread to close everything and finish ``requests``; returns at once.
     func stop() {
         shared.withLock { $0.stopping = true }
-        wake()
+        wake.wake()
     }
 
     /// Stops the loop and returns once the listener and every connection are closed (the port is
@@ -109,23 +111,16 @@ final class OperatorHTTPLoop: @unchecked Sendable {
     /// The handler's answer to request `id`; ignored when the connection is gone.
     func respond(to id: UInt64, with response: OperatorHTTPResponse) {
         shared.withLock { $0.responses.append((id, response)) }
-        wake()
-    }
-
-    private func wake() {
-        shared.withLock { shared in
-            // After the loop ended the descriptor number may belong to someone else already.
-            guard !shared.closed else { return }
-            var byte: UInt8 = 1
-            // EAGAIN (pipe full) is fine: the pipe is readable already, which is all that matters.
-            _ = write(wakeWrite, &byte, 1)
-        }
+        // After the loop ended this writes nothing (the pipe's descriptor numbers may belong to
+        // someone else already).
+        wake.wake()
     }
 
     // MARK: The poll thread
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var poller = FDPoller()
         while true {
             let (stopping, responses) = shared.withLock { shared in
                 defer { shared.responses.removeAll() }
@@ -139,64 +134,63 @@ final class OperatorHTTPLoop: @unchecked Sendable {
                 flush(id)
             }
 
-            var fds = [pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            var ids: [UInt64] = []
-            let now = Self.monotonicNanoseconds()
+            // The wake pipe first, then the listener, then the connections: the order of the
+            // events below.
+            poller.removeAll()
+            poller.watch(wake.readEnd, for: .readable, token: Self.wakeToken)
+            let now = Posix.monotonicNanoseconds()
             let accepting = connections.count < limits.maxConnections && now >= acceptPausedUntil
-            if accepting { fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)) }
+            if accepting { poller.watch(listenFD, for: .readable, token: Self.listenerToken) }
             var earliest = accepting ? UInt64.max : acceptPausedUntil
             for (id, connection) in connections {
                 earliest = min(earliest, connection.deadline)
                 switch connection.phase {
-                case .reading: fds.append(pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0))
-                case .writing: fds.append(pollfd(fd: connection.fd, events: Int16(POLLOUT), revents: 0))
+                case .reading: poller.watch(connection.fd, for: .readable, token: id)
+                case .writing: poller.watch(connection.fd, for: .writable, token: id)
                 case .handling: continue
                 }
-                ids.append(id)
             }
             let timeout: Int32 =
                 earliest == .max ? -1 : Int32(clamping: (earliest > now ? earliest - now : 0) / 1_000_000 + 1)
-            if poll(&fds, nfds_t(fds.count), timeout) < 0 {
+            let count: Int
+            do {
+                count = try poller.wait(timeoutMilliseconds: timeout)
+            } catch {
                 // EINTR, or ENOMEM (the kernel's table for the call): the next round may get it.
                 // Anything else is a bug in the set built above; stop rather than spin.
-                if errno == EINTR || errno == ENOMEM { continue }
+                if error.code == EINTR || error.code == ENOMEM { continue }
                 break
             }
 
-            if fds[0].revents != 0 { drainWakePipe() }
-            var first = 1
-            if accepting {
-                if fds[1].revents != 0 { acceptAll() }
-                first = 2
-            }
-            for (index, id) in ids.enumerated() where fds[first + index].revents != 0 {
-                guard let connection = connections[id] else { continue }
-                switch connection.phase {
-                case .reading: receive(id, buffer: &buffer)
-                case .writing: flush(id)
-                case .handling: break
+            for index in 0..<count {
+                switch poller.event(at: index).token {
+                case Self.wakeToken:
+                    wake.drain()
+                case Self.listenerToken:
+                    acceptAll()
+                case let id:
+                    guard let connection = connections[id] else { continue }
+                    switch connection.phase {
+                    case .reading: receive(id, buffer: &buffer)
+                    case .writing: flush(id)
+                    case .handling: break
+                    }
                 }
             }
-            expire(now: Self.monotonicNanoseconds())
+            expire(now: Posix.monotonicNanoseconds())
         }
         for connection in connections.values { close(connection.fd) }
         connections.removeAll()
         close(listenFD)
         requestSink.finish()
+        // Later wakes (a handler answering late) write nothing from here on.
+        wake.close()
         let waiters = shared.withLock { shared in
-            // The wake pipe is closed under the lock: `wake()` checks `closed` under it first.
-            close(wakeRead)
-            close(wakeWrite)
             shared.closed = true
             defer { shared.closeWaiters.removeAll() }
             return shared.closeWaiters
         }
         for waiter in waiters { waiter.resume() }
-    }
-
-    private func drainWakePipe() {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(wakeRead, &sink, sink.count) > 0 {}
     }
 
     private func acceptAll() {
@@ -208,19 +202,19 @@ final class OperatorHTTPLoop: @unchecked Sendable {
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors: the pending connection stays in the backlog, and polling
                     // the listener now would return at once, forever. Retry in 100 ms.
-                    acceptPausedUntil = Self.monotonicNanoseconds() + 100_000_000
+                    acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
                     return
                 default: return  // EAGAIN: nothing more pending
                 }
             }
-            Self.makeNonBlockingAndCloseOnExec(fd)
+            Posix.makeNonBlockingAndCloseOnExec(fd)
             nextID += 1
             connections[nextID] = Connection(fd: fd, deadline: deadline())
         }
     }
 
     private func deadline() -> UInt64 {
-        Self.monotonicNanoseconds() + UInt64(limits.requestTimeout.components.seconds) * 1_000_000_000
+        Posix.monotonicNanoseconds() + UInt64(limits.requestTimeout.components.seconds) * 1_000_000_000
             + UInt64(limits.requestTimeout.components.attoseconds / 1_000_000_000)
     }
 
@@ -318,18 +312,5 @@ final class OperatorHTTPLoop: @unchecked Sendable {
                 drop(id)
             }
         }
-    }
-
-    /// (`pipe2` and `accept4` would do it atomically, but Glibc's module map leaves them out; the
-    /// daemon starts no child processes, so no descriptor can leak through the gap.)
-    private static func makeNonBlockingAndCloseOnExec(_ fd: Int32) {
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC)
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

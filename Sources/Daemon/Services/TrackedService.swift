@@ -8,7 +8,12 @@ struct TrackedService: Service, CustomStringConvertible {
 
     func run() async throws {
         tracker.started(name)
-        defer { tracker.finished(name) }
+        defer {
+            // The group cancels a service's task during graceful shutdown only when the grace
+            // period is over (or another service failed, which the group reports itself).
+            if Task.isCancelled && Task.isShuttingDownGracefully { tracker.cancelledWhileStopping(name) }
+            tracker.finished(name)
+        }
         do {
             try await service.run()
         } catch is CancellationError {

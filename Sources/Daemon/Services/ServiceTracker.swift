@@ -5,6 +5,7 @@ import Synchronization
 public final class ServiceTracker: Sendable {
     private let running = Mutex<[String]>([])
     private let overran = Mutex<[String]?>(nil)
+    private let cancelled = Mutex<[String]>([])
 
     public init() {}
 
@@ -28,6 +29,17 @@ public final class ServiceTracker: Sendable {
     /// Records the services still running when the grace period ended.
     public func recordOverrun(_ services: [String]) {
         overran.withLock { $0 = services }
+    }
+
+    /// Records that `name` ended because the group cancelled it during graceful shutdown: it
+    /// overran the grace period and stopped only when cancelled.
+    public func cancelledWhileStopping(_ name: String) {
+        cancelled.withLock { $0.append(name) }
+    }
+
+    /// The services the group had to cancel during graceful shutdown, or nil when none.
+    public var cancelledWhileStopping: [String]? {
+        cancelled.withLock { $0.isEmpty ? nil : $0 }
     }
 
     /// The services that overran the grace period, or nil when shutdown kept to it.
