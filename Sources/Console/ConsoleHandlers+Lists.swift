@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 

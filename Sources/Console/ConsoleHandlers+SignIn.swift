@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 
 extension ConsoleHandlers {

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 

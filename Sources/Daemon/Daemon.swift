@@ -7,7 +7,7 @@ import Foundation
 import Gateway
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 import Prometheus
 import Provisioning
 import Registry

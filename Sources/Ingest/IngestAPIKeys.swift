@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// Operator API keys: generation, hashing and verification. The plaintext key exists only in the

@@ -3,6 +3,7 @@ import DeviceIdentity
 import Foundation
 import Hummingbird
 import Logging
+import NBGWCore
 import Pairing
 import Provisioning
 import Registry

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 

@@ -1,7 +1,7 @@
 import Cloud
 import DeviceIdentity
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Registers modules with the configured cloud and records them in the store: `nbgw devices

@@ -1,5 +1,5 @@
 import CSQLite
-import Pairing
+import NBGWCore
 import Synchronization
 
 /// The ingest API's per-request key lookup (``Registry/verifyAPIKey(prefix:keyHash:)``) on a

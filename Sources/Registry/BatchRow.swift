@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// One data row of a CSV batch as its reader made it: which device, for whom, on which line.
 /// The store decides the row (``BatchSession/bindChunk(_:operator:complete:)``) under the same

@@ -1,5 +1,5 @@
 import DeviceIdentity
-import Pairing
+import NBGWCore
 
 /// Everything the store needs to bind one device. Parsing and label resolution happen before.
 public struct BindCommand: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 import Synchronization
 
 /// The binds waiting for the store's writer, handed over in groups (``Registry/bindInGroup(_:timeout:queueForCloud:)``).

@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 
 /// A device's binding to an account and one of its homes (strong binding: at most one per device).
 public struct BindingRecord: Sendable, Equatable, Codable {

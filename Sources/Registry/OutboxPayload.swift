@@ -1,6 +1,5 @@
 import DeviceIdentity
 import Foundation
-import Pairing
 
 /// What an outbox row asks the cloud to do, stored as JSON in `cloud_outbox.payload`.
 ///

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// The account and home facts of the binds in one write transaction, each read from the store
 /// once (``Registry/gatherFacts(_:_:owners:)``).

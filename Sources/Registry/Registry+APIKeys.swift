@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// An operator API key for the ingest API, as stored: never the key itself, only its digest.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// Adds an account. Names are 1–64 printable characters, unique.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// Appends one audit row inside the caller's transaction, so the log and the change commit together.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NBGWCore
 import Pairing
 
 extension Registry {

@@ -2,6 +2,7 @@ import CSQLite
 import DeviceIdentity
 import Foundation
 import GRDB
+import NBGWCore
 import Pairing
 
 extension Registry {

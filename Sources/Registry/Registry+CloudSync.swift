@@ -1,6 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
+import NBGWCore
 import Pairing
 
 extension Registry {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 /// The console's people and their trail (migration v11, docs/console.md).
 extension Registry {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 /// The console's searchable, paged lists (docs/console.md). Every search term is a bound
 /// parameter of a `LIKE … ESCAPE '\'` (its `%`, `_` and `\` escaped), never SQL text.

@@ -1,7 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// The outcome of ``recordRegistration(_:deviceID:labelCode:credential:minted:completing:)``.

@@ -1,6 +1,7 @@
 import CSQLite
 import Dispatch
 import GRDB
+import NBGWCore
 import Pairing
 
 extension Registry {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// Adds a home owned by `owner` (an owner account), optionally restricted to `allowedProducts`.

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// What an ingest API request did, for ``recordIngest(_:)``.

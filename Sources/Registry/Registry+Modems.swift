@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 /// The modem table (migration `v5-modems`): what the gateway's supervisors persist and what
 /// `nbgw modems` reads. Every function is one short IMMEDIATE transaction, so the table is

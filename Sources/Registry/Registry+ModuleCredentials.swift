@@ -1,5 +1,5 @@
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// The module's secret (``v9ModuleCredential``): generated on first use, the same ever after.

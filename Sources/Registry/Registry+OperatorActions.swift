@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 /// What an operator did to a modem through the daemon (`nbgw at`, `nbgw modem reset|reprobe|release|resume`),
 /// and the SIM PINs the daemon entered: each one a row of the append-only audit log (migration v8).

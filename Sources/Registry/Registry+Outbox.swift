@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// One row of the cloud outbox (schema: ``v3CloudOutbox``).

@@ -2,7 +2,7 @@ import CSQLite
 import CSQLiteSettings
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Synchronization
 
 #if canImport(Glibc)

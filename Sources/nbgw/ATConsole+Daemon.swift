@@ -2,7 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Labels
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw modem …`: talk to cellular modules directly (diagnostics; the daemon does the same

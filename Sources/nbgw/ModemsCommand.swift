@@ -3,7 +3,7 @@ import ArgumentParser
 import Control
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw modems`: one line per modem the daemon supervises or has seen (like `mmcli -L`), read

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Console
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw operators`: people who sign in to the web console (docs/console.md).

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
-import Pairing
 import Provisioning
 import Registry
 import Testing

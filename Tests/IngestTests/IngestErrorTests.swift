@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 import Testing

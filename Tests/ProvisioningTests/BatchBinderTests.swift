@@ -1,7 +1,6 @@
 import Cloud
 import DeviceIdentity
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing

@@ -1,5 +1,4 @@
 import Foundation
-import Pairing
 import Registry
 import Testing
 

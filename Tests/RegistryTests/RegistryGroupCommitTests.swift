@@ -2,7 +2,7 @@ import DeviceIdentity
 import Dispatch
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry

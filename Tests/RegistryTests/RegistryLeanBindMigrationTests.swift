@@ -1,7 +1,6 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
 import Testing
 
 @testable import Registry

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Pairing
 import Testing
 
 @testable import Registry
@@ -37,7 +36,14 @@ struct RegistryOperatorMigrationTests {
         #expect(locked.state == "locked" && locked.reason == .init(code: "SIM_PIN_REQUIRED", message: "give the PIN"))
         _ = try await registry.updateModem(port: "/dev/ttyUSB2", ModemRecord.Change(state: "ready"))
         #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB2")?.reason == nil, "a state without a reason clears it")
-        try await registry.recordModemAction(.reset, imei: "490154203237518", deviceID: nil, operator: "alice", code: "OK", detail: "x")
+        try await registry.recordModemAction(
+            .reset,
+            imei: "490154203237518",
+            deviceID: nil,
+            operator: "alice",
+            code: "OK",
+            detail: "x"
+        )
         #expect(try registry.auditLog().last?.event == "modem_reset")
 
         let pool = try DatabaseQueue(path: store.path)
@@ -63,6 +69,9 @@ struct RegistryOperatorMigrationTests {
         #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: digest) == nil)
         try await registry.recordSIMPINRejection(subject: "89882280666027595366", pinDigest: digest)
         #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: digest) != nil)
-        #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: Array(digest.dropFirst()) + [8]) == nil)
+        #expect(
+            try registry.simPINRejection(subject: "89882280666027595366", pinDigest: Array(digest.dropFirst()) + [8])
+                == nil
+        )
     }
 }

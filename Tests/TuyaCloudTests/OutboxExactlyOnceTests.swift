@@ -2,7 +2,7 @@ import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 import Testing

@@ -2,7 +2,6 @@ import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing

@@ -4,7 +4,7 @@ import Discovery
 import Foundation
 import Gateway
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import ServiceLifecycle
 import Synchronization

@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 import Registry
 
 /// Compares the local store with the cloud's view (`nbgw cloud sync --check`), for any cloud that

@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import Labels
-import Pairing
+import NBGWCore
 import Registry
 
 /// Makes the pairing labels of registered modules (`nbgw labels`, the daemon's `[labels]

@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Sends the registry's outbox to the cloud: claims due rows (oldest first, one at a time per

@@ -2,7 +2,7 @@ import Cloud
 import DeviceIdentity
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Turns a claimed outbox row into one cloud call and settles the row exactly once: done,
