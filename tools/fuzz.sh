@@ -60,7 +60,13 @@ build() {
         # System libraries (a module map, no Swift of ours: CLinux, CQREncode) have no objects.
         [ -e "$module/module.modulemap" ] && continue
         module=$(basename "$module")
-        object=$(ls "$scratch/release/${module//-/_}.build/"*.o 2>/dev/null | head -1)
+        # The first object file by a glob, not `ls | head -1`: with pipefail, ls dies of SIGPIPE once
+        # its listing passes one write (ATKit's, 6.4 kB), and set -e ends the script with status 141.
+        object=
+        for candidate in "$scratch/release/${module//-/_}.build/"*.o; do
+            [ -e "$candidate" ] && object=$candidate
+            break
+        done
         # grep -c, not -q: with pipefail, -q's early exit fails the pipe (SIGPIPE).
         if [ -z "$object" ] || [ "$(objdump -h "$object" | grep -c __sancov_cntrs)" = 0 ] \
             || [ "$(nm -u "$object" | grep -c __asan_)" = 0 ]; then
