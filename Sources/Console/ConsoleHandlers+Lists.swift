@@ -193,7 +193,7 @@ extension ConsoleHandlers {
     func tokenPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .binder)
         let value = context.parameters.get("token") ?? ""
-        guard let result = try registry.pairingResult(token: value) else {
+        guard let result = try registry.audit.pairingResult(token: value) else {
             throw ConsoleFailure.notFound("no pairing token \(value.escapedForDisplay())")
         }
         let token = result.token

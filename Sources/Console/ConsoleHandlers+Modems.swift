@@ -95,7 +95,7 @@ extension ConsoleHandlers {
         }
         var trail: [(Date, [String: Any])] = []
         if let device {
-            for entry in try registry.auditLog(deviceID: device.deviceID, limit: 200) {
+            for entry in try registry.audit.entries(deviceID: device.deviceID, limit: 200) {
                 let who = [entry.operator, entry.source, entry.clientAddress].compactMap { $0 }.joined(separator: " · ")
                 trail.append(
                     (

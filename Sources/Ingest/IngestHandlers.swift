@@ -183,7 +183,7 @@ struct IngestHandlers: Sendable {
     func pairingResult(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
         try IngestHandlers.validateToken(token)
-        guard let result = try registry.pairingResult(token: token) else {
+        guard let result = try registry.audit.pairingResult(token: token) else {
             throw NBGWError(
                 .tokenInvalid,
                 "no such pairing token; create one with POST /v1/homes/{home}/pairing-tokens"
@@ -229,8 +229,8 @@ struct IngestHandlers: Sendable {
                 device: record,
                 qr: service.labelPayload(for: record),
                 binding: try registry.binding(deviceID: record.deviceID),
-                audit: try registry.auditLog(deviceID: record.deviceID),
-                ingest: try registry.ingestAudit(deviceID: record.deviceID)
+                audit: try registry.audit.entries(deviceID: record.deviceID),
+                ingest: try registry.audit.ingestTrail(deviceID: record.deviceID)
             )
         )
     }
@@ -286,7 +286,7 @@ struct IngestHandlers: Sendable {
     /// has committed with its audit row).
     func record(_ event: Registry.IngestEvent) {
         do {
-            try registry.recordIngest(event)
+            try registry.audit.recordIngest(event)
         } catch {
             logger.error(
                 "could not record the ingest trail row",

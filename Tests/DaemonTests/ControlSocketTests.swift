@@ -40,7 +40,7 @@ struct ControlSocketTests {
         }
 
         func audit() throws -> [AuditEntry] {
-            try Registry(path: daemon.storePath).auditLog()
+            try Registry(path: daemon.storePath).audit.entries()
         }
     }
 

@@ -76,7 +76,7 @@ struct ModemTruthTests {
         harness.gateway.updateSIMPINs(SIMPINBook([.init(iccid: SimulatedFamily.bg95.iccid, pin: "2468")]))
         try await harness.expect(path, .ready)
         #expect(sim.simulator.statistics()[0].pinEntries == 1)
-        let audit = try harness.registry.auditLog().filter { $0.event == "sim_pin" }
+        let audit = try harness.registry.audit.entries().filter { $0.event == "sim_pin" }
         #expect(audit.count == 1 && audit[0].imei == imei && audit[0].code == "OK")
         #expect(audit[0].detail?.contains("2468") == false, "the PIN is never written")
     }

@@ -156,7 +156,7 @@ struct IngestRouteTests {
             #expect(missing.status == 404)
             #expect(missing.code == "UNKNOWN_DEVICE")
         }
-        let unbind = try #require(try fixture.registry.auditLog(deviceID: fixture.ids[0]).last)
+        let unbind = try #require(try fixture.registry.audit.entries(deviceID: fixture.ids[0]).last)
         #expect(unbind.event == "unbind")
         #expect(unbind.operator == fixture.keyName)
     }

@@ -26,7 +26,7 @@ struct RegistryOperatorMigrationTests {
         let registry = try Registry(path: store.path)
         let row = try #require(try registry.modem(imeiOrPort: "490154203237518"))
         #expect(row.state == "failed" && row.lastError?.code == "REGISTRATION_DENIED" && row.reason == nil)
-        #expect(try registry.auditLog().map(\.event) == ["register"])
+        #expect(try registry.audit.entries().map(\.event) == ["register"])
 
         _ = try await registry.updateModem(
             port: "/dev/ttyUSB2",
@@ -44,7 +44,7 @@ struct RegistryOperatorMigrationTests {
             code: "OK",
             detail: "x"
         )
-        #expect(try registry.auditLog().last?.event == "modem_reset")
+        #expect(try registry.audit.entries().last?.event == "modem_reset")
 
         let pool = try DatabaseQueue(path: store.path)
         #expect(throws: (any Error).self) {

@@ -2,7 +2,7 @@ import CSQLite
 import NBGWCore
 import Synchronization
 
-/// The ingest API's per-request key lookup (``Registry/verifyAPIKey(prefix:keyHash:)``) on a
+/// The ingest API's per-request key lookup (``Registry/APIKeys-swift.struct/verify(prefix:keyHash:)``) on a
 /// read-only SQLite connection of its own, with its one statement prepared once.
 ///
 /// Why not a reader of GRDB's pool: every request pays the lookup, and handing out a pool reader

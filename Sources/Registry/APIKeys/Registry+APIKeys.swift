@@ -15,19 +15,31 @@ extension Registry {
         public var isRevoked: Bool { revokedAt != nil }
     }
 
+    /// The ingest API's keys (docs/ingest.md, "Security"): create, list, revoke, verify and touch.
+    /// Reached as `registry.apiKeys`; the key check runs on its own connection (``APIKeyReader``)
+    /// with a prepared statement.
+    public struct APIKeys: Sendable {
+        let registry: Registry
+    }
+
+    /// The API keys of the ingest API (``APIKeys``).
+    public var apiKeys: APIKeys { APIKeys(registry: self) }
+}
+
+extension Registry.APIKeys {
     /// Stores a new API key's digest under `name`. The caller (``Ingest``) generates the key and
     /// hashes it; the store never sees the plaintext.
     ///
     /// - Parameters:
     ///   - prefix: the key's public lookup part (unique).
     ///   - keyHash: SHA-256 of the whole key, 32 bytes.
-    public func createAPIKey(name: String, prefix: String, keyHash: [UInt8]) throws(NBGWError) -> APIKey {
+    public func create(name: String, prefix: String, keyHash: [UInt8]) throws(NBGWError) -> Registry.APIKey {
         try Registry.validateAPIKeyName(name)
         guard keyHash.count == 32 else {
             throw NBGWError(.internalError, "API key digest must be 32 bytes (SHA-256), got \(keyHash.count)")
         }
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM api_key WHERE name = ?", arguments: [name]) == true {
                 throw NBGWError(
                     .invalidArgument,
@@ -39,19 +51,19 @@ extension Registry {
                 sql: "INSERT INTO api_key (name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [name, prefix, Data(keyHash), now]
             )
-            return APIKey(name: name, prefix: prefix, createdAt: Date(millis: now))
+            return Registry.APIKey(name: name, prefix: prefix, createdAt: Date(millis: now))
         }
     }
 
     /// Every API key, revoked ones included, by name.
-    public func apiKeys() throws(NBGWError) -> [APIKey] {
-        try read { db in
+    public func all() throws(NBGWError) -> [Registry.APIKey] {
+        try registry.read { db in
             let statement = try PreparedStatement.cached(
                 db,
                 "SELECT \(Registry.apiKeyColumns) FROM api_key ORDER BY name"
             )
             defer { statement.reset() }
-            var keys: [APIKey] = []
+            var keys: [Registry.APIKey] = []
             while try statement.step() { keys.append(Registry.apiKey(statement)) }
             return keys
         }
@@ -59,9 +71,9 @@ extension Registry {
 
     /// Revokes the key named `name`; from then on every request with it is refused (401).
     @discardableResult
-    public func revokeAPIKey(name: String) throws(NBGWError) -> APIKey {
-        let now = nowMillis()
-        return try write { db in
+    public func revoke(name: String) throws(NBGWError) -> Registry.APIKey {
+        let now = registry.nowMillis()
+        return try registry.write { db in
             let select = try PreparedStatement.cached(
                 db,
                 "SELECT \(Registry.apiKeyColumns) FROM api_key WHERE name = ?"
@@ -81,8 +93,8 @@ extension Registry {
 
     /// The live (unrevoked) key whose prefix is `prefix` and whose stored digest equals `keyHash`,
     /// compared in constant time; nil otherwise (unknown, revoked or wrong).
-    public func verifyAPIKey(prefix: String, keyHash: [UInt8]) throws(NBGWError) -> APIKey? {
-        let found = try keyReader.key(prefix: prefix)
+    public func verify(prefix: String, keyHash: [UInt8]) throws(NBGWError) -> Registry.APIKey? {
+        let found = try registry.keyReader.key(prefix: prefix)
         // Compare against a dummy digest when the prefix is unknown, so timing does not say which.
         let matches = Registry.constantTimeEqual(found?.hash ?? [UInt8](repeating: 0, count: 32), keyHash)
         guard let found, matches else { return nil }
@@ -91,10 +103,10 @@ extension Registry {
 
     /// Records that the key was used (callers throttle this; it is informational). Waits at most
     /// 50 ms for another process's write lock, so it never holds up the binds queued behind it.
-    public func touchAPIKey(name: String) throws(NBGWError) {
-        let now = nowMillis()
+    public func touch(name: String) throws(NBGWError) {
+        let now = registry.nowMillis()
         do {
-            try withBusyTimeout(.milliseconds(50)) { db in
+            try registry.withBusyTimeout(.milliseconds(50)) { db in
                 try db.inTransaction(.immediate) {
                     try db.execute(sql: "UPDATE api_key SET last_used_at = ? WHERE name = ?", arguments: [now, name])
                     return .commit
@@ -103,10 +115,12 @@ extension Registry {
         } catch let error as NBGWError {
             throw error
         } catch {
-            throw Registry.storeError(error, path: path)
+            throw Registry.storeError(error, path: registry.path)
         }
     }
+}
 
+extension Registry {
     /// Compares two byte strings in time that depends only on their lengths.
     public static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }

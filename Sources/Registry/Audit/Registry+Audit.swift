@@ -3,6 +3,17 @@ import GRDB
 import NBGWCore
 
 extension Registry {
+    /// The store's trail: the append-only audit log (every change, in its own transaction) and the
+    /// ingest API's trail (who asked, from where). Reached as `registry.audit`.
+    public struct Audit: Sendable {
+        let registry: Registry
+    }
+
+    /// The audit log and the ingest trail (``Audit``).
+    public var audit: Audit { Audit(registry: self) }
+}
+
+extension Registry {
     /// Appends one audit row inside the caller's transaction, so the log and the change commit together.
     ///
     /// - Parameter origin: the ingest API caller of a bind (the key's name and the client's address,
@@ -47,9 +58,12 @@ extension Registry {
         try statement.run()
     }
 
+}
+
+extension Registry.Audit {
     /// Audit rows, oldest first, optionally for one device.
-    public func auditLog(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [AuditEntry] {
-        try read { db in
+    public func entries(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [AuditEntry] {
+        try registry.read { db in
             let rows =
                 if let deviceID {
                     try Row.fetchAll(

@@ -84,67 +84,6 @@ extension Registry {
         public var failures: [IngestAuditEntry]
     }
 
-    /// Appends the ingest trail row for a request whose change did not write it itself, and links it
-    /// to the audit row the change wrote: for `bind`/`unbind` the device's latest such row; for
-    /// `bind_rejected` the oldest HTTP rejection of the device by this key with this code not linked
-    /// yet. Binds and tokens carrying their ``BindCommand/IngestOrigin`` write their row in their own
-    /// transaction instead; the ingest API uses this for unbinds and for binds refused before the
-    /// store (a label that does not resolve).
-    public func recordIngest(_ event: IngestEvent) throws(NBGWError) {
-        let now = nowMillis()
-        try write { db in
-            let auditID: Int64? =
-                switch event.kind {
-                case .bind, .unbind:
-                    try Int64.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT id FROM audit_log WHERE device_id = ? AND event = ? AND source = 'http'
-                                AND operator = ? ORDER BY id DESC LIMIT 1
-                                """
-                        ),
-                        arguments: [event.deviceID, event.kind.rawValue, event.apiKey]
-                    )
-                case .bindRejected where event.deviceID != nil:
-                    try Int64.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT a.id FROM audit_log a WHERE a.device_id = ? AND a.event = 'bind_rejected'
-                                AND a.source = 'http' AND a.operator = ? AND a.code = ?
-                                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
-                                ORDER BY a.id LIMIT 1
-                                """
-                        ),
-                        arguments: [event.deviceID, event.apiKey, event.code]
-                    )
-                default: nil
-                }
-            let tokenID: Int64? =
-                if let token = event.token {
-                    try Int64.fetchOne(
-                        db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
-                        arguments: [token]
-                    )
-                } else {
-                    nil
-                }
-            try Registry.insertIngestAudit(
-                db,
-                at: now,
-                auditID: auditID,
-                kind: event.kind,
-                apiKey: event.apiKey,
-                clientAddress: event.clientAddress,
-                deviceID: event.deviceID,
-                account: event.account,
-                home: event.home,
-                tokenID: tokenID,
-                code: event.code,
-                message: event.message
-            )
-        }
-    }
-
     /// Appends the `ingest_audit` row of an ingest API bind inside the bind's own transaction
     /// (``bindRules(_:_:now:owners:)``, ``recordRejection(_:_:)``), linked to the audit row it wrote.
     static func appendIngestAudit(
@@ -214,68 +153,6 @@ extension Registry {
         try insert.run()
     }
 
-    /// The ingest trail, oldest first, optionally for one device. Entries of the same millisecond:
-    /// those with an audit row in that row's order, then the others in theirs.
-    public func ingestAudit(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [IngestAuditEntry] {
-        // The successful binds' entries are their audit rows (migration v6); an audit row that has
-        // an ingest_audit row of its own (a bind recorded before v6, a refusal) appears once, as that.
-        let filter = deviceID == nil ? "" : "AND device_id = :device"
-        let sql = """
-            SELECT * FROM (
-                SELECT id, at, audit_id, event, api_key, client_address, device_id, account, home, code, message
-                FROM ingest_audit WHERE 1 \(filter)
-                UNION ALL
-                SELECT NULL, at, id, event, api_key, client_address, device_id, account, home, NULL, NULL
-                FROM audit_log a WHERE event = 'bind' AND api_key IS NOT NULL \(filter)
-                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
-            )
-            ORDER BY at, audit_id IS NULL, audit_id, id LIMIT :limit
-            """
-        return try read { db in
-            var arguments: StatementArguments = ["limit": limit]
-            if let deviceID { _ = arguments.append(contentsOf: ["device": deviceID]) }
-            return try Row.fetchAll(db, sql: sql, arguments: arguments)
-                .map(Registry.ingestAuditEntry)
-        }
-    }
-
-    /// The pairing result for `token`, or nil when no such token was issued.
-    public func pairingResult(token: String) throws(NBGWError) -> PairingResult? {
-        guard let record = try self.token(token) else { return nil }
-        return try read { db in
-            let tokenID = try Int64.fetchOne(
-                db,
-                sql: "SELECT id FROM pairing_token WHERE token = ?",
-                arguments: [token]
-            )
-            let binding = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT d.device_id, d.imei, a.name AS account, h.name AS home, b.bound_at, b.source, b.operator
-                    FROM binding b JOIN device d ON d.id = b.device_row JOIN account a ON a.id = b.account_id
-                    JOIN home h ON h.id = b.home_id WHERE b.token_id = ?
-                    """,
-                arguments: [tokenID]
-            ).map { row in
-                BindingRecord(
-                    deviceID: row["device_id"],
-                    imei: row["imei"],
-                    account: row["account"],
-                    home: row["home"],
-                    boundAt: Date(millis: row["bound_at"]),
-                    source: BindingSource(rawValue: row["source"]) ?? .cli,
-                    operator: row["operator"]
-                )
-            }
-            let failures = try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM ingest_audit WHERE token_id = ? AND event = 'bind_rejected' ORDER BY id LIMIT 1000",
-                arguments: [tokenID]
-            ).map(Registry.ingestAuditEntry)
-            return PairingResult(token: record, binding: binding, failures: failures)
-        }
-    }
-
     static func ingestAuditEntry(_ row: Row) -> IngestAuditEntry {
         IngestAuditEntry(
             id: row["id"],
@@ -307,5 +184,131 @@ extension Registry {
             return
         }
         try validateName(name, what: what)
+    }
+}
+
+extension Registry.Audit {
+    /// Appends the ingest trail row for a request whose change did not write it itself, and links it
+    /// to the audit row the change wrote: for `bind`/`unbind` the device's latest such row; for
+    /// `bind_rejected` the oldest HTTP rejection of the device by this key with this code not linked
+    /// yet. Binds and tokens carrying their ``BindCommand/IngestOrigin`` write their row in their own
+    /// transaction instead; the ingest API uses this for unbinds and for binds refused before the
+    /// store (a label that does not resolve).
+    public func recordIngest(_ event: Registry.IngestEvent) throws(NBGWError) {
+        let now = registry.nowMillis()
+        try registry.write { db in
+            let auditID: Int64? =
+                switch event.kind {
+                case .bind, .unbind:
+                    try Int64.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT id FROM audit_log WHERE device_id = ? AND event = ? AND source = 'http'
+                                AND operator = ? ORDER BY id DESC LIMIT 1
+                                """
+                        ),
+                        arguments: [event.deviceID, event.kind.rawValue, event.apiKey]
+                    )
+                case .bindRejected where event.deviceID != nil:
+                    try Int64.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT a.id FROM audit_log a WHERE a.device_id = ? AND a.event = 'bind_rejected'
+                                AND a.source = 'http' AND a.operator = ? AND a.code = ?
+                                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
+                                ORDER BY a.id LIMIT 1
+                                """
+                        ),
+                        arguments: [event.deviceID, event.apiKey, event.code]
+                    )
+                default: nil
+                }
+            let tokenID: Int64? =
+                if let token = event.token {
+                    try Int64.fetchOne(
+                        db.cachedStatement(sql: "SELECT id FROM pairing_token WHERE token = ?"),
+                        arguments: [token]
+                    )
+                } else {
+                    nil
+                }
+            try Registry.insertIngestAudit(
+                db,
+                at: now,
+                auditID: auditID,
+                kind: event.kind,
+                apiKey: event.apiKey,
+                clientAddress: event.clientAddress,
+                deviceID: event.deviceID,
+                account: event.account,
+                home: event.home,
+                tokenID: tokenID,
+                code: event.code,
+                message: event.message
+            )
+        }
+    }
+
+    /// The ingest trail, oldest first, optionally for one device. Entries of the same millisecond:
+    /// those with an audit row in that row's order, then the others in theirs.
+    public func ingestTrail(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [Registry.IngestAuditEntry]
+    {
+        // The successful binds' entries are their audit rows (migration v6); an audit row that has
+        // an ingest_audit row of its own (a bind recorded before v6, a refusal) appears once, as that.
+        let filter = deviceID == nil ? "" : "AND device_id = :device"
+        let sql = """
+            SELECT * FROM (
+                SELECT id, at, audit_id, event, api_key, client_address, device_id, account, home, code, message
+                FROM ingest_audit WHERE 1 \(filter)
+                UNION ALL
+                SELECT NULL, at, id, event, api_key, client_address, device_id, account, home, NULL, NULL
+                FROM audit_log a WHERE event = 'bind' AND api_key IS NOT NULL \(filter)
+                AND NOT EXISTS (SELECT 1 FROM ingest_audit i WHERE i.audit_id = a.id)
+            )
+            ORDER BY at, audit_id IS NULL, audit_id, id LIMIT :limit
+            """
+        return try registry.read { db in
+            var arguments: StatementArguments = ["limit": limit]
+            if let deviceID { _ = arguments.append(contentsOf: ["device": deviceID]) }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments)
+                .map(Registry.ingestAuditEntry)
+        }
+    }
+
+    /// The pairing result for `token`, or nil when no such token was issued.
+    public func pairingResult(token: String) throws(NBGWError) -> Registry.PairingResult? {
+        guard let record = try registry.token(token) else { return nil }
+        return try registry.read { db in
+            let tokenID = try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM pairing_token WHERE token = ?",
+                arguments: [token]
+            )
+            let binding = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.device_id, d.imei, a.name AS account, h.name AS home, b.bound_at, b.source, b.operator
+                    FROM binding b JOIN device d ON d.id = b.device_row JOIN account a ON a.id = b.account_id
+                    JOIN home h ON h.id = b.home_id WHERE b.token_id = ?
+                    """,
+                arguments: [tokenID]
+            ).map { row in
+                BindingRecord(
+                    deviceID: row["device_id"],
+                    imei: row["imei"],
+                    account: row["account"],
+                    home: row["home"],
+                    boundAt: Date(millis: row["bound_at"]),
+                    source: BindingSource(rawValue: row["source"]) ?? .cli,
+                    operator: row["operator"]
+                )
+            }
+            let failures = try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM ingest_audit WHERE token_id = ? AND event = 'bind_rejected' ORDER BY id LIMIT 1000",
+                arguments: [tokenID]
+            ).map(Registry.ingestAuditEntry)
+            return Registry.PairingResult(token: record, binding: binding, failures: failures)
+        }
     }
 }

@@ -6,7 +6,7 @@ extension Registry {
     /// values, linked to the audit row. That row, its three indexes and its `sqlite_sequence`
     /// update were a tenth of the ingest server's CPU time per bind and a quarter of the pages a
     /// group commit wrote (docs/ingest.md, "2026-11-26, later"). A successful bind now writes the
-    /// origin on its audit row and no `ingest_audit` row; ``Registry/ingestAudit(deviceID:limit:)``
+    /// origin on its audit row and no `ingest_audit` row; ``Registry/Audit-swift.struct/ingestTrail(deviceID:limit:)``
     /// shows those audit rows as the bind's trail entries. `ingest_audit` keeps every other kind of
     /// entry (unchanged and refused binds, unbinds, tokens) and the bind rows written before v6.
     ///
