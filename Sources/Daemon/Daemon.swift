@@ -419,7 +419,7 @@ public struct Daemon: Sendable {
             if storeError == nil {
                 do throws(NBGWError) {
                     records = try registry.modems()
-                    if countsOutbox { outboxPending = try registry.outboxPendingCount() }
+                    if countsOutbox { outboxPending = try registry.outbox.pendingCount() }
                 } catch {
                     storeError = error.message
                 }
