@@ -245,7 +245,7 @@ struct IngestHandlers: Sendable {
         // The daemon's modem table (one row per IMEI) gives the live state; a registered device the
         // daemon has never seen stays `unknown`.
         let live = Dictionary(
-            try registry.modems().compactMap { row in row.imei.map { ($0, row) } },
+            try registry.modems.all().compactMap { row in row.imei.map { ($0, row) } },
             uniquingKeysWith: { first, _ in first }
         )
         let items = page.prefix(limit).map {

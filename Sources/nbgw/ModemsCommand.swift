@@ -31,7 +31,7 @@ struct ModemsCommand: AsyncParsableCommand {
             return
         }
         try await Output.run(json: store.json) {
-            let modems = try store.openExistingRegistry().modems()
+            let modems = try store.openExistingRegistry().modems.all()
             if store.json {
                 Output.json(["modems": modems])
             } else if modems.isEmpty {

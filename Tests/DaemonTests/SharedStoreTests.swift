@@ -136,7 +136,7 @@ struct SharedStoreTests {
         let deadline = ContinuousClock.now + .seconds(60)
         var rows: [ModemRecord] = []
         while ContinuousClock.now < deadline {
-            rows = (try? Registry(path: store, access: .existing).modems()) ?? rows
+            rows = (try? Registry(path: store, access: .existing).modems.all()) ?? rows
             if predicate(rows) { return rows }
             try await Task.sleep(for: .milliseconds(100))
         }

@@ -71,7 +71,7 @@ struct StoreLocationTests {
         }
         #expect(!FileManager.default.fileExists(atPath: store.path))
         _ = try Registry(path: store.path)
-        #expect(try Registry(path: store.path, access: .existing).modems().isEmpty)
+        #expect(try Registry(path: store.path, access: .existing).modems.all().isEmpty)
     }
 
     @Test("a shared store is 0660 in its group under a 077 umask, its new directory 2770")
@@ -82,7 +82,7 @@ struct StoreLocationTests {
         defer { umask(previous) }
         let group = getegid()
         let registry = try Registry(path: path, access: .shared(group: group))
-        _ = try registry.markAllModemsAbsent()
+        _ = try registry.modems.markAllAbsent()
         for (file, mode) in [
             (path, 0o660), (path + "-wal", 0o660), (path + "-shm", 0o660),
             ((path as NSString).deletingLastPathComponent, 0o2770),

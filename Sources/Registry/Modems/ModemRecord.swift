@@ -207,7 +207,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         case deviceID = "deviceId"
     }
 
-    /// What a probe read about the module, for ``Registry/recordModemIdentity(port:_:state:)``.
+    /// What a probe read about the module, for ``Registry/Modems-swift.struct/recordIdentity(port:_:state:)``.
     public struct Identity: Sendable, Equatable {
         /// 15 digits, Luhn-checked by the caller.
         public var imei: String
@@ -246,7 +246,7 @@ public struct ModemRecord: Sendable, Equatable, Codable {
         }
     }
 
-    /// A change to a present row, for ``Registry/updateModem(port:_:)``: nil fields are left alone.
+    /// A change to a present row, for ``Registry/Modems-swift.struct/update(port:_:)``: nil fields are left alone.
     public struct Change: Sendable, Equatable {
         /// The new state (``ModemRecord/stateSince`` moves only when it differs).
         public var state: String?

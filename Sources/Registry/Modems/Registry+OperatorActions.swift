@@ -17,22 +17,25 @@ extension Registry {
         case refused = "modem_refused"
     }
 
+}
+
+extension Registry.Modems {
     /// Appends one operator action to the audit log.
     ///
     /// - Parameters:
     ///   - operator: who asked (the control socket peer's user name).
     ///   - code: `OK`, or the error code the action ended with.
     ///   - detail: the port, and for `at` the command (the caller redacts secrets).
-    public func recordModemAction(
-        _ event: ModemActionEvent,
+    public func recordAction(
+        _ event: Registry.ModemActionEvent,
         imei: String?,
         deviceID: String?,
         operator: String,
         code: String,
         detail: String
     ) async throws(NBGWError) {
-        let at = nowMillis()
-        try await modemWrite { db in
+        let at = registry.nowMillis()
+        try await registry.modemWrite { db in
             try Registry.appendAudit(
                 db,
                 at: at,
@@ -51,8 +54,8 @@ extension Registry {
     /// never written anywhere.
     public func recordSIMPINEntry(imei: String, deviceID: String?, code: String, detail: String) async throws(NBGWError)
     {
-        let at = nowMillis()
-        try await modemWrite { db in
+        let at = registry.nowMillis()
+        try await registry.modemWrite { db in
             try Registry.appendAudit(
                 db,
                 at: at,
@@ -69,7 +72,7 @@ extension Registry {
     /// When the SIM `subject` (its ICCID, or `imei:<IMEI>`) refused the PIN whose digest is
     /// `pinDigest` (SHA-256 of `subject:PIN`), or nil when it never did.
     public func simPINRejection(subject: String, pinDigest: [UInt8]) throws(NBGWError) -> Date? {
-        try read { db in
+        try registry.read { db in
             try Int64.fetchOne(
                 db,
                 sql: "SELECT rejected_at FROM sim_pin_rejection WHERE subject = ? AND pin_sha256 = ?",
@@ -80,8 +83,8 @@ extension Registry {
 
     /// Records that SIM `subject` refused the PIN of `pinDigest`, so it is never entered again.
     public func recordSIMPINRejection(subject: String, pinDigest: [UInt8]) async throws(NBGWError) {
-        let at = nowMillis()
-        try await modemWrite { db in
+        let at = registry.nowMillis()
+        try await registry.modemWrite { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO sim_pin_rejection (subject, pin_sha256, rejected_at) VALUES (?, ?, ?)",
                 arguments: [subject, Data(pinDigest), at]
