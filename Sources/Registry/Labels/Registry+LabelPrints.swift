@@ -3,6 +3,17 @@ import GRDB
 import NBGWCore
 
 extension Registry {
+    /// The labels made for modules (`label_print`, migration v10, append-only) and which modules
+    /// a label run selects. Reached as `registry.labels`.
+    public struct Labels: Sendable {
+        let registry: Registry
+    }
+
+    /// The label print trail (``Labels``).
+    public var labels: Labels { Labels(registry: self) }
+}
+
+extension Registry {
     /// Which modules `nbgw labels` makes labels for.
     public enum LabelSelection: Sendable, Equatable {
         /// Every registered module.
@@ -15,16 +26,19 @@ extension Registry {
         case devices([String])
     }
 
-    /// The modules a selection names, by device id (the order given for ``LabelSelection/devices(_:)``).
+}
+
+extension Registry.Labels {
+    /// The modules a selection names, by device id (the order given for ``Registry.LabelSelection/devices(_:)``).
     ///
     /// - Throws: `UNKNOWN_DEVICE` naming the first device id or IMEI the store does not hold.
-    public func devicesForLabels(_ selection: LabelSelection) throws(NBGWError) -> [DeviceRecord] {
+    public func devices(_ selection: Registry.LabelSelection) throws(NBGWError) -> [DeviceRecord] {
         switch selection {
         case .devices(let keys):
             var records: [DeviceRecord] = []
             for key in keys {
-                var found = try device(id: key)
-                if found == nil { found = try device(imei: key) }
+                var found = try registry.device(id: key)
+                if found == nil { found = try registry.device(imei: key) }
                 guard let record = found else {
                     throw NBGWError(
                         .unknownDevice,
@@ -35,11 +49,11 @@ extension Registry {
             }
             return records
         case .all:
-            return try read { db in
+            return try registry.read { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM device ORDER BY device_id").map(DeviceRecord.init)
             }
         case .unprinted:
-            return try read { db in
+            return try registry.read { db in
                 try Row.fetchAll(
                     db,
                     sql: """
@@ -50,7 +64,7 @@ extension Registry {
                 ).map(DeviceRecord.init)
             }
         case .registeredSince(let date):
-            return try read { db in
+            return try registry.read { db in
                 try Row.fetchAll(
                     db,
                     sql: "SELECT * FROM device WHERE registered_at >= ? ORDER BY device_id",
@@ -66,14 +80,14 @@ extension Registry {
     ///   - format: `png`, `svg`, `pdf` or `zpl`.
     ///   - destination: the file each went to (a sheet: the same file for all); nil for standard output.
     ///   - source: `cli` or `daemon`.
-    public func recordLabelPrints(
+    public func recordPrints(
         _ prints: [(deviceID: String, destination: String?)],
         format: String,
         source: String,
         operator: String? = nil
     ) throws(NBGWError) {
-        let now = nowMillis()
-        try write { db in
+        let now = registry.nowMillis()
+        try registry.write { db in
             for entry in prints {
                 try db.execute(
                     sql: """
@@ -93,8 +107,8 @@ extension Registry {
     }
 
     /// The labels made for a module, oldest first.
-    public func labelPrints(deviceID: String) throws(NBGWError) -> [LabelPrintRecord] {
-        try read { db in
+    public func prints(deviceID: String) throws(NBGWError) -> [LabelPrintRecord] {
+        try registry.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
