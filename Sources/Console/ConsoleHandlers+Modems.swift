@@ -107,7 +107,7 @@ extension ConsoleHandlers {
                     )
                 )
             }
-            for entry in try registry.consoleAudit(deviceID: device.deviceID) {
+            for entry in try registry.console.audit(deviceID: device.deviceID) {
                 trail.append(
                     (
                         entry.at,

@@ -177,7 +177,7 @@ struct ConsoleHandlers: Sendable {
         detail: String? = nil
     ) {
         do {
-            try registry.recordConsoleAction(
+            try registry.console.recordAction(
                 event,
                 operator: session.operatorName,
                 clientAddress: context.clientAddress,

@@ -4,6 +4,17 @@ import NBGWCore
 
 /// The console's people and their trail (migration v11, docs/console.md).
 extension Registry {
+    /// The web console's side of the store (docs/console.md): its operators (scrypt hashes, lock-out),
+    /// their trail, and the paged list queries its pages show. Reached as `registry.console`.
+    public struct Console: Sendable {
+        let registry: Registry
+    }
+
+    /// The console's operators, trail and list queries (``Console``).
+    public var console: Console { Console(registry: self) }
+}
+
+extension Registry {
     /// One row of the console's append-only trail.
     public struct ConsoleAuditEntry: Sendable, Equatable, Codable {
         public var id: Int64
@@ -16,20 +27,43 @@ extension Registry {
         public var detail: String?
     }
 
+    static func fetchConsoleOperator(_ db: Database, name: String) throws -> ConsoleOperator? {
+        try Row.fetchOne(db, sql: "SELECT * FROM console_operator WHERE name = ?", arguments: [name])
+            .map(ConsoleOperator.init(row:))
+    }
+}
+
+extension ConsoleOperator {
+    init(row: Row) {
+        let locked: Int64? = row["locked_until"]
+        let last: Int64? = row["last_signin_at"]
+        self.init(
+            name: row["name"],
+            role: Role(rawValue: row["role"]) ?? .binder,
+            passwordHash: row["password_hash"],
+            failedAttempts: row["failed_attempts"],
+            lockedUntil: locked.map(Date.init(millis:)),
+            createdAt: Date(millis: row["created_at"]),
+            lastSignInAt: last.map(Date.init(millis:))
+        )
+    }
+}
+
+extension Registry.Console {
     /// Adds a console operator, or replaces the password and role of an existing one when
     /// `replace` (which also lifts a lock-out).
     ///
     /// - Throws: `INVALID_ARGUMENT` for a bad name, or when the operator exists and not `replace`.
     @discardableResult
-    public func addConsoleOperator(
+    public func addOperator(
         name: String,
         role: ConsoleOperator.Role,
         passwordHash: String,
         replace: Bool = false
     ) throws(NBGWError) -> ConsoleOperator {
         try Registry.validateName(name, what: "operator name")
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             let exists =
                 try Bool.fetchOne(
                     db,
@@ -64,21 +98,21 @@ extension Registry {
     }
 
     /// The operator named `name`, or nil.
-    public func consoleOperator(named name: String) throws(NBGWError) -> ConsoleOperator? {
-        try read { db in try Registry.fetchConsoleOperator(db, name: name) }
+    public func findOperator(named name: String) throws(NBGWError) -> ConsoleOperator? {
+        try registry.read { db in try Registry.fetchConsoleOperator(db, name: name) }
     }
 
     /// Every console operator, by name.
-    public func consoleOperators() throws(NBGWError) -> [ConsoleOperator] {
-        try read { db in
+    public func operators() throws(NBGWError) -> [ConsoleOperator] {
+        try registry.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM console_operator ORDER BY name").map(ConsoleOperator.init(row:))
         }
     }
 
     /// Removes an operator (their trail stays). Returns false when there was none.
     @discardableResult
-    public func removeConsoleOperator(named name: String) throws(NBGWError) -> Bool {
-        try write { db in
+    public func removeOperator(named name: String) throws(NBGWError) -> Bool {
+        try registry.write { db in
             try db.execute(sql: "DELETE FROM console_operator WHERE name = ?", arguments: [name])
             return db.changesCount > 0
         }
@@ -86,14 +120,14 @@ extension Registry {
 
     /// Counts a refused sign-in; from the `limit`-th in a row on, locks the operator until
     /// `now + lockFor`. Returns the operator as stored afterwards (nil: no such operator).
-    public func recordConsoleSignInFailure(
+    public func recordSignInFailure(
         name: String,
         limit: Int,
         lockFor: Duration
     ) throws(NBGWError) -> ConsoleOperator? {
-        let now = nowMillis()
+        let now = registry.nowMillis()
         let lockMillis = lockFor.components.seconds * 1000 + lockFor.components.attoseconds / 1_000_000_000_000_000
-        return try write { db in
+        return try registry.write { db in
             try db.execute(
                 sql: """
                     UPDATE console_operator SET failed_attempts = failed_attempts + 1,
@@ -107,9 +141,9 @@ extension Registry {
     }
 
     /// A sign-in succeeded: the count of refusals starts again.
-    public func recordConsoleSignIn(name: String) throws(NBGWError) {
-        let now = nowMillis()
-        try write { db in
+    public func recordSignIn(name: String) throws(NBGWError) {
+        let now = registry.nowMillis()
+        try registry.write { db in
             try db.execute(
                 sql: """
                     UPDATE console_operator SET failed_attempts = 0, locked_until = NULL, last_signin_at = ?
@@ -122,8 +156,8 @@ extension Registry {
 
     /// Lifts a lock-out (`nbgw operators unlock`). Returns false when there is no such operator.
     @discardableResult
-    public func unlockConsoleOperator(named name: String) throws(NBGWError) -> Bool {
-        try write { db in
+    public func unlockOperator(named name: String) throws(NBGWError) -> Bool {
+        try registry.write { db in
             try db.execute(
                 sql: "UPDATE console_operator SET failed_attempts = 0, locked_until = NULL WHERE name = ?",
                 arguments: [name]
@@ -133,7 +167,7 @@ extension Registry {
     }
 
     /// Appends one row to the console's trail.
-    public func recordConsoleAction(
+    public func recordAction(
         _ event: String,
         operator: String,
         clientAddress: String,
@@ -141,8 +175,8 @@ extension Registry {
         code: String? = nil,
         detail: String? = nil
     ) throws(NBGWError) {
-        let now = nowMillis()
-        try write { db in
+        let now = registry.nowMillis()
+        try registry.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO console_audit (at, event, operator, client_address, device_id, code, detail)
@@ -157,8 +191,8 @@ extension Registry {
     }
 
     /// The console's trail, newest first; for one device when `deviceID` is set.
-    public func consoleAudit(deviceID: String? = nil, limit: Int = 200) throws(NBGWError) -> [ConsoleAuditEntry] {
-        try read { db in
+    public func audit(deviceID: String? = nil, limit: Int = 200) throws(NBGWError) -> [Registry.ConsoleAuditEntry] {
+        try registry.read { db in
             let rows: [Row]
             if let deviceID {
                 rows = try Row.fetchAll(
@@ -174,7 +208,7 @@ extension Registry {
                 )
             }
             return rows.map { row in
-                ConsoleAuditEntry(
+                Registry.ConsoleAuditEntry(
                     id: row["id"],
                     at: Date(millis: row["at"]),
                     event: row["event"],
@@ -186,26 +220,5 @@ extension Registry {
                 )
             }
         }
-    }
-
-    static func fetchConsoleOperator(_ db: Database, name: String) throws -> ConsoleOperator? {
-        try Row.fetchOne(db, sql: "SELECT * FROM console_operator WHERE name = ?", arguments: [name])
-            .map(ConsoleOperator.init(row:))
-    }
-}
-
-extension ConsoleOperator {
-    init(row: Row) {
-        let locked: Int64? = row["locked_until"]
-        let last: Int64? = row["last_signin_at"]
-        self.init(
-            name: row["name"],
-            role: Role(rawValue: row["role"]) ?? .binder,
-            passwordHash: row["password_hash"],
-            failedAttempts: row["failed_attempts"],
-            lockedUntil: locked.map(Date.init(millis:)),
-            createdAt: Date(millis: row["created_at"]),
-            lastSignInAt: last.map(Date.init(millis:))
-        )
     }
 }

@@ -37,9 +37,16 @@ extension Registry {
         Page(items: Array(rows.prefix(limit)), offset: offset, hasMore: rows.count > limit)
     }
 
+}
+
+extension Registry.Console {
     /// Devices whose id, IMEI, model or label code contains `search` (all when empty), by device id.
-    public func searchDevices(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Page<DeviceRecord> {
-        try read { db in
+    public func searchDevices(
+        _ search: String,
+        offset: Int,
+        limit: Int
+    ) throws(NBGWError) -> Registry.Page<DeviceRecord> {
+        try registry.read { db in
             let pattern = Registry.likePattern(search)
             let rows = try Row.fetchAll(
                 db,
@@ -56,8 +63,12 @@ extension Registry {
     }
 
     /// Bindings whose device id, IMEI, account or home contains `search`, by device id.
-    public func searchBindings(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Page<BindingRecord> {
-        try read { db in
+    public func searchBindings(
+        _ search: String,
+        offset: Int,
+        limit: Int
+    ) throws(NBGWError) -> Registry.Page<BindingRecord> {
+        try registry.read { db in
             let pattern = Registry.likePattern(search)
             let rows = try Row.fetchAll(
                 db,
@@ -86,8 +97,8 @@ extension Registry {
     }
 
     /// Accounts whose name contains `search`, by name.
-    public func searchAccounts(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Page<Account> {
-        try read { db in
+    public func searchAccounts(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Registry.Page<Account> {
+        try registry.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -101,8 +112,8 @@ extension Registry {
     }
 
     /// Homes whose name or owner contains `search`, by name.
-    public func searchHomes(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Page<Home> {
-        try read { db in
+    public func searchHomes(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Registry.Page<Home> {
+        try registry.read { db in
             let pattern = Registry.likePattern(search)
             let rows = try Row.fetchAll(
                 db,
@@ -131,8 +142,12 @@ extension Registry {
     }
 
     /// Pairing tokens, newest first; those of homes whose name contains `search`.
-    public func searchTokens(_ search: String, offset: Int, limit: Int) throws(NBGWError) -> Page<TokenSummary> {
-        try read { db in
+    public func searchTokens(
+        _ search: String,
+        offset: Int,
+        limit: Int
+    ) throws(NBGWError) -> Registry.Page<Registry.TokenSummary> {
+        try registry.read { db in
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -144,7 +159,7 @@ extension Registry {
                 arguments: [search, Registry.likePattern(search), Registry.likePattern(search), limit + 1, offset]
             ).map { row in
                 let used: Int64? = row["used_at"]
-                return TokenSummary(
+                return Registry.TokenSummary(
                     token: row["token"],
                     home: row["home"],
                     createdAt: Date(millis: row["created_at"]),
