@@ -57,6 +57,7 @@ let package = Package(
         .executable(name: "nbgw-cloud-emulator", targets: ["nbgw-cloud-emulator"]),
         .executable(name: "nbgw-kii-emulator", targets: ["nbgw-kii-emulator"]),
         .library(name: "ATKit", targets: ["ATKit"]),
+        .library(name: "NBGWCore", targets: ["NBGWCore"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Registry", targets: ["Registry"]),
     ],
@@ -81,7 +82,11 @@ let package = Package(
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
         .target(name: "DeviceIdentity"),
-        .target(name: "Pairing", dependencies: ["DeviceIdentity"]),
+        // Layer 0: what every module may raise or read, and nothing about QR codes: errors, their codes
+        // with exit codes and HTTP statuses, the wall clock, a bind's source and facts, the version.
+        .target(name: "NBGWCore"),
+        // Layer 0: QR payloads, Matter codes, label references and the seed's binding rules.
+        .target(name: "Pairing", dependencies: ["DeviceIdentity", "NBGWCore"]),
         // Layer 0: the event loops' POSIX plumbing (wake pipe, fd poller, errno); the C library only.
         .target(name: "PosixSupport", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
 
@@ -117,7 +122,7 @@ let package = Package(
         .target(
             name: "Registry",
             dependencies: [
-                "DeviceIdentity", "Pairing", "CSQLite", "CSQLiteSettings",
+                "DeviceIdentity", "NBGWCore", "Pairing", "CSQLite", "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -127,7 +132,7 @@ let package = Package(
         .target(
             name: "Cloud",
             dependencies: [
-                "DeviceIdentity", "Pairing",
+                "DeviceIdentity", "NBGWCore", "Pairing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -136,7 +141,7 @@ let package = Package(
         .target(
             name: "TuyaCloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Cloud",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Cloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +152,7 @@ let package = Package(
         .target(
             name: "KiiCloud",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Cloud",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Cloud",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -158,7 +163,7 @@ let package = Package(
         .target(
             name: "CloudCatalogue",
             dependencies: [
-                "Cloud", "TuyaCloud", "KiiCloud", "Pairing",
+                "Cloud", "TuyaCloud", "KiiCloud", "NBGWCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -176,7 +181,7 @@ let package = Package(
         .target(
             name: "CloudEmulatorKit",
             dependencies: [
-                "DeviceIdentity", "Pairing", "TuyaCloud",
+                "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -210,7 +215,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -223,7 +228,7 @@ let package = Package(
         .target(
             name: "Provisioning",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Labels",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Labels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -233,7 +238,7 @@ let package = Package(
         // BindingService.
         .target(
             name: "Scanning",
-            dependencies: ["Pairing", "Provisioning", "Registry"]
+            dependencies: ["NBGWCore", "Pairing", "Provisioning", "Registry"]
         ),
 
         // Layer 1 (beside ATKit): udev discovery of serial ports through the system libudev.
@@ -267,7 +272,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "ATKit", "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning",
+                "ATKit", "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -275,14 +280,15 @@ let package = Package(
         ),
 
         // Layer 5: the daemon's control socket protocol and its client (CLI, tests).
-        .target(name: "Control", dependencies: ["Gateway", "Discovery", "Pairing"]),
+        .target(name: "Control", dependencies: ["Gateway", "Discovery", "NBGWCore"]),
 
         // Layer 5: the web console beside the ingest API (docs/console.md): operators, sessions,
         // pages; binds through Provisioning, modem actions through the control socket.
         .target(
             name: "Console",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control", "Gateway",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control",
+                "Gateway",
                 // Camera frames decoded by zbar, as `--image` is.
                 "QRImage",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -299,7 +305,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ATKit", "Discovery", "Gateway", "Ingest", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
-                "Pairing",
+                "NBGWCore", "Pairing",
                 "Control",
                 "PosixSupport",
                 // [labels]: a label file per module the gateway registers.
@@ -320,7 +326,7 @@ let package = Package(
         .executableTarget(
             name: "nbgwd",
             dependencies: [
-                "Daemon", "Pairing",
+                "Daemon", "NBGWCore",
                 .target(name: "CLinux", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -332,7 +338,8 @@ let package = Package(
         .executableTarget(
             name: "nbgw",
             dependencies: [
-                "DeviceIdentity", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning", "ATKit",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "CloudCatalogue", "Provisioning",
+                "ATKit",
                 "TuyaCloud", "Ingest",
                 // `nbgw labels`, `nbgw scan`, `--image`.
                 "Labels", "QRImage", "Scanning",
@@ -352,22 +359,23 @@ let package = Package(
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
-        .testTarget(name: "PairingTests", dependencies: ["Pairing", "DeviceIdentity"]),
+        .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),
         .testTarget(name: "PosixSupportTests", dependencies: ["PosixSupport"]),
         .testTarget(name: "ATKitTests", dependencies: ["ATKit", "PosixSupport", "TestClocks"]),
         .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit", "TestClocks"]),
         .testTarget(
             name: "RegistryTests",
-            dependencies: ["Registry", "Pairing", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Registry", "NBGWCore", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "ProvisioningTests",
-            dependencies: ["Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity"]
+            dependencies: ["Provisioning", "Cloud", "Registry", "NBGWCore", "Pairing", "DeviceIdentity"]
         ),
         .testTarget(
             name: "TuyaCloudTests",
             dependencies: [
-                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Provisioning", "Registry", "Pairing", "DeviceIdentity",
+                "TuyaCloud", "CloudEmulatorKit", "Cloud", "Provisioning", "Registry", "NBGWCore", "Pairing",
+                "DeviceIdentity",
                 "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -376,14 +384,15 @@ let package = Package(
         .testTarget(
             name: "KiiCloudTests",
             dependencies: [
-                "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "Pairing",
+                "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "NBGWCore",
                 "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator",
             ]
         ),
         .testTarget(
             name: "IngestTests",
             dependencies: [
-                "Ingest", "Provisioning", "Cloud", "Registry", "Pairing", "DeviceIdentity", "TestCertificates",
+                "Ingest", "Provisioning", "Cloud", "Registry", "NBGWCore", "Pairing", "DeviceIdentity",
+                "TestCertificates",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
@@ -394,7 +403,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "Registry", "Pairing", "DeviceIdentity", "Cloud", "Ingest",
+                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -407,7 +416,7 @@ let package = Package(
             name: "GatewayTests",
             dependencies: [
                 "Gateway", "ATKit", "ModemSimulatorKit", "Registry", "Cloud", "Provisioning", "DeviceIdentity",
-                "Pairing",
+                "NBGWCore",
                 "TestClocks",
             ]
         ),
@@ -430,7 +439,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "Pairing", "DeviceIdentity", "TestCertificates", "QRImage"]
+            dependencies: ["nbgw", "Discovery", "Registry", "DeviceIdentity", "TestCertificates", "QRImage"]
         ),
     ]
 )

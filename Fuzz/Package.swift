@@ -7,7 +7,7 @@
 // --sanitize=address` applies to every module of a build), without compiling the rest of the
 // product (NIO, Hummingbird, BoringSSL, GRDB: minutes under ASan, nothing a parser touches).
 // Sources/ holds symlinks: a whole module folder where the module is light (DeviceIdentity,
-// Pairing, ATKit), the parsing files alone where it is not (Provisioning's CSV reader, Ingest's
+// NBGWCore, Pairing, ATKit), the parsing files alone where it is not (Provisioning's CSV reader, Ingest's
 // request decoding, TuyaCloud's envelope and models, Daemon's configuration reader). The fuzzed
 // code is the shipped code, file for file; a parser file that starts to need another file breaks
 // this build (CI builds it), and the fix is one more symlink. `-enable-testing` lets the targets
@@ -36,16 +36,17 @@ let package = Package(
     targets: [
         // The main package's modules (symlinked sources, see above).
         .target(name: "DeviceIdentity", swiftSettings: testable),
-        .target(name: "Pairing", dependencies: ["DeviceIdentity"], swiftSettings: testable),
+        .target(name: "NBGWCore", swiftSettings: testable),
+        .target(name: "Pairing", dependencies: ["DeviceIdentity", "NBGWCore"], swiftSettings: testable),
         .systemLibrary(name: "CLinux"),
         .target(name: "PosixSupport", dependencies: ["CLinux"], swiftSettings: testable),
         .target(name: "ATKit", dependencies: ["CLinux", "PosixSupport"], swiftSettings: testable),
         .target(name: "TestClocks"),
         .target(name: "Provisioning", swiftSettings: testable),
-        .target(name: "Ingest", dependencies: ["Pairing"], swiftSettings: testable),
+        .target(name: "Ingest", dependencies: ["NBGWCore"], swiftSettings: testable),
         .target(
             name: "Cloud",
-            dependencies: ["DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DeviceIdentity", "NBGWCore", "Pairing", .product(name: "Logging", package: "swift-log")],
             swiftSettings: testable
         ),
         // TuyaCloud: the envelope and API models, and the HTTP cloud's adapter facts with the
@@ -53,20 +54,24 @@ let package = Package(
         // (Sources/TuyaCloud/NotBuilt.swift says why).
         .target(
             name: "TuyaCloud",
-            dependencies: ["Cloud", "DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Cloud", "DeviceIdentity", "NBGWCore", "Pairing", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: testable
         ),
         // KiiCloud: the adapter facts and configuration files as shipped, the class without its
         // HTTP client (Sources/KiiCloud/NotBuilt.swift).
         .target(
             name: "KiiCloud",
-            dependencies: ["Cloud", "DeviceIdentity", "Pairing", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Cloud", "DeviceIdentity", "NBGWCore", "Pairing", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: testable
         ),
         .target(
             name: "CloudCatalogue",
             dependencies: [
-                "Cloud", "TuyaCloud", "KiiCloud", "Pairing", .product(name: "Logging", package: "swift-log"),
+                "Cloud", "TuyaCloud", "KiiCloud", "NBGWCore", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: testable
         ),
@@ -85,7 +90,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control", "Labels",
+                "NBGWCore", "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control", "Labels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],
@@ -95,7 +100,7 @@ let package = Package(
         // What the targets share: checks that say what broke, seeded split plans.
         .target(name: "FuzzSupport", path: "Support/FuzzSupport"),
 
-        fuzzer("fuzz-qr", ["Pairing", "DeviceIdentity"]),
+        fuzzer("fuzz-qr", ["Pairing", "NBGWCore", "DeviceIdentity"]),
         fuzzer("fuzz-matter", ["Pairing"]),
         fuzzer("fuzz-at-framer", ["ATKit"]),
         fuzzer("fuzz-at-classifier", ["ATKit"]),

@@ -3,7 +3,7 @@
 #
 #   1. the static release build of nbgw and nbgwd (tools/build-release.sh);
 #   2. the version, read back from the built `nbgw --version` (its one source: NBGWVersion in
-#      Sources/Pairing/NBGWVersion.swift);
+#      Sources/NBGWCore/NBGWVersion.swift);
 #   3. man pages nbgw(1) and nbgwd(8) from the argument parser's manual plugin
 #      (`swift package generate-manual`), nbgwd.toml(5) from packaging/man/;
 #   4. bash, zsh and fish completions from the built programs (--generate-completion-script);

@@ -60,11 +60,12 @@ build() {
         # System libraries (a module map, no Swift of ours: CLinux, CQREncode) have no objects.
         [ -e "$module/module.modulemap" ] && continue
         module=$(basename "$module")
-        # The first object by a glob, not `ls | head -1`: with pipefail, head's early exit can kill
-        # ls with SIGPIPE and the script with it (CI exited 141 here once a module had many objects).
-        object=""
+        # The first object file by a glob, not `ls | head -1`: with pipefail, ls dies of SIGPIPE once
+        # its listing passes one write (ATKit's, 6.4 kB), and set -e ends the script with status 141.
+        object=
         for candidate in "$scratch/release/${module//-/_}.build/"*.o; do
-            [ -e "$candidate" ] && object=$candidate && break
+            [ -e "$candidate" ] && object=$candidate
+            break
         done
         # grep -c, not -q: with pipefail, -q's early exit fails the pipe (SIGPIPE).
         if [ -z "$object" ] || [ "$(objdump -h "$object" | grep -c __sancov_cntrs)" = 0 ] \

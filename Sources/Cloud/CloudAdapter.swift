@@ -1,5 +1,5 @@
 import Logging
-import Pairing
+import NBGWCore
 
 /// A kind of cloud nbgw can be configured with (`--cloud SPEC`, `[cloud] mode`): how to recognise
 /// it and how to build it. The catalogue of kinds is `CloudCatalogue` (one line per adapter).

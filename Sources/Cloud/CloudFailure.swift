@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// A cloud call that did not succeed, and whether the work may be tried again: what the outbox
 /// needs to settle a row exactly once (pending again, or dead).

@@ -1,3 +1,4 @@
+import NBGWCore
 import Pairing
 
 /// Messages about labels, so single binds, batches and the ingest API say the same.

@@ -1,5 +1,6 @@
 import DeviceIdentity
 import Logging
+import NBGWCore
 import Pairing
 
 /// The default cloud: no network. Device ids and label codes are minted here and kept in the

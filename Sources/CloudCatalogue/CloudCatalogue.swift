@@ -1,7 +1,7 @@
 import Cloud
 import KiiCloud
 import Logging
-import Pairing
+import NBGWCore
 import TuyaCloud
 
 /// Every kind of cloud nbgw can be configured with, and the one way the CLI and the daemon build

@@ -1,7 +1,7 @@
 import Cloud
 import Dispatch
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 import Synchronization

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// Why the console refuses a request before or instead of its page.
 enum ConsoleFailure: Error {

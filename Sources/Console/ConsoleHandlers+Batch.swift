@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 
 extension ConsoleHandlers {
@@ -70,7 +70,7 @@ extension ConsoleHandlers {
                 detail = "\(job.name): \(job.error?.message ?? "failed")"
             }
             do {
-                try registry.recordConsoleAction(
+                try registry.console.recordAction(
                     "batch",
                     operator: job.operatorName,
                     clientAddress: address,

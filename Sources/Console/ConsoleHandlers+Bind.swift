@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Ingest
+import NBGWCore
 import Pairing
 import Provisioning
 import Registry

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 
@@ -58,7 +58,7 @@ extension ConsoleHandlers {
             noun: "devices (id, IMEI, model, label)",
             columns: ["Device", "IMEI", "Model", "Firmware", "Registered"],
             fetch: { (search, offset, limit) throws(NBGWError) in
-                try registry.searchDevices(search, offset: offset, limit: limit)
+                try registry.console.searchDevices(search, offset: offset, limit: limit)
             }
         ) { device in
             [
@@ -79,7 +79,7 @@ extension ConsoleHandlers {
             noun: "bindings (device, IMEI, account, home)",
             columns: ["Device", "IMEI", "Account", "Home", "Bound", "By", ""],
             fetch: { (search, offset, limit) throws(NBGWError) in
-                try registry.searchBindings(search, offset: offset, limit: limit)
+                try registry.console.searchBindings(search, offset: offset, limit: limit)
             }
         ) { binding in
             [
@@ -102,7 +102,7 @@ extension ConsoleHandlers {
             noun: "accounts",
             columns: ["Account", "Role", "Created"],
             fetch: { (search, offset, limit) throws(NBGWError) in
-                try registry.searchAccounts(search, offset: offset, limit: limit)
+                try registry.console.searchAccounts(search, offset: offset, limit: limit)
             }
         ) { account in
             [
@@ -122,7 +122,7 @@ extension ConsoleHandlers {
             noun: "homes (name, owner)",
             columns: ["Home", "Owner", "Products", "Created", ""],
             fetch: { (search, offset, limit) throws(NBGWError) in
-                try registry.searchHomes(search, offset: offset, limit: limit)
+                try registry.console.searchHomes(search, offset: offset, limit: limit)
             }
         ) { home in
             [
@@ -154,7 +154,7 @@ extension ConsoleHandlers {
                 ]
             ],
             fetch: { (search, offset, limit) throws(NBGWError) in
-                try registry.searchTokens(search, offset: offset, limit: limit)
+                try registry.console.searchTokens(search, offset: offset, limit: limit)
             }
         ) { token in
             let status = token.usedAt != nil ? "used" : (token.expiresAt <= now ? "expired" : "pending")
@@ -193,7 +193,7 @@ extension ConsoleHandlers {
     func tokenPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .binder)
         let value = context.parameters.get("token") ?? ""
-        guard let result = try registry.pairingResult(token: value) else {
+        guard let result = try registry.audit.pairingResult(token: value) else {
             throw ConsoleFailure.notFound("no pairing token \(value.escapedForDisplay())")
         }
         let token = result.token

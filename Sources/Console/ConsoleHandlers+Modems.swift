@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 
 extension ConsoleHandlers {
@@ -23,7 +23,7 @@ extension ConsoleHandlers {
     /// `GET /modems`.
     func modemsPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .operator)
-        let modems = try registry.modems()
+        let modems = try registry.modems.all()
         return page(
             "modems",
             title: "Modems",
@@ -36,7 +36,7 @@ extension ConsoleHandlers {
     /// `GET /modems.json`: what the page polls.
     func modemsJSON(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         _ = try session(request, context, role: .operator)
-        let modems = try registry.modems()
+        let modems = try registry.modems.all()
         return ConsoleResponses.json([
             "modems": modems.map(modemRow),
             "ready": modems.filter { $0.state == "ready" }.count,
@@ -47,7 +47,7 @@ extension ConsoleHandlers {
     func modemPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .operator)
         let key = context.parameters.get("key") ?? ""
-        guard let modem = try registry.modem(imeiOrPort: key) else {
+        guard let modem = try registry.modems.find(imeiOrPort: key) else {
             throw ConsoleFailure.notFound("no modem with IMEI or port \(key.escapedForDisplay())")
         }
         let device = try modem.imei.flatMap { imei throws(NBGWError) in try registry.device(imei: imei) }
@@ -95,7 +95,7 @@ extension ConsoleHandlers {
         }
         var trail: [(Date, [String: Any])] = []
         if let device {
-            for entry in try registry.auditLog(deviceID: device.deviceID, limit: 200) {
+            for entry in try registry.audit.entries(deviceID: device.deviceID, limit: 200) {
                 let who = [entry.operator, entry.source, entry.clientAddress].compactMap { $0 }.joined(separator: " · ")
                 trail.append(
                     (
@@ -107,7 +107,7 @@ extension ConsoleHandlers {
                     )
                 )
             }
-            for entry in try registry.consoleAudit(deviceID: device.deviceID) {
+            for entry in try registry.console.audit(deviceID: device.deviceID) {
                 trail.append(
                     (
                         entry.at,

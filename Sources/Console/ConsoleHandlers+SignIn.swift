@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 
 extension ConsoleHandlers {
@@ -42,7 +42,7 @@ extension ConsoleHandlers {
         guard let sent = fields["csrf"], let expected = request.cookies[Self.signInCookie]?.value,
             ConsoleSecret.equal(sent, expected)
         else {
-            try? registry.recordConsoleAction(
+            try? registry.console.recordAction(
                 "signin_refused",
                 operator: name.isEmpty ? "(empty)" : String(name.prefix(64)),
                 clientAddress: context.clientAddress,

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 
@@ -177,7 +177,7 @@ struct ConsoleHandlers: Sendable {
         detail: String? = nil
     ) {
         do {
-            try registry.recordConsoleAction(
+            try registry.console.recordAction(
                 event,
                 operator: session.operatorName,
                 clientAddress: context.clientAddress,

@@ -1,7 +1,7 @@
 import Control
 import Dispatch
 import Gateway
-import Pairing
+import NBGWCore
 
 /// Modem actions through the daemon's control socket (docs/control.md): the same path as
 /// `nbgw modem reset|reprobe|release|resume`. The control client blocks, so each request runs on

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 
 /// One listener, two audiences: `/v1/…` goes to the ingest API (bearer keys, JSON, unchanged),
 /// everything else to the console (sessions, pages), whose answers all carry the security headers.

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 
@@ -62,10 +62,10 @@ public struct ConsoleSignIn: Sendable {
     public func attempt(name: String, password: String, clientAddress: String) throws(NBGWError) -> Outcome {
         let who = name.isEmpty ? "(empty)" : String(name.prefix(64))
         guard password.utf8.count <= ConsolePasswordHasher.maximumLength,
-            let found = try registry.consoleOperator(named: name)
+            let found = try registry.console.findOperator(named: name)
         else {
             _ = hasher.verify(password, against: decoy.hash(hasher))
-            try registry.recordConsoleAction(
+            try registry.console.recordAction(
                 "signin_refused",
                 operator: who,
                 clientAddress: clientAddress,
@@ -75,7 +75,7 @@ public struct ConsoleSignIn: Sendable {
             return .refused
         }
         if let until = found.lockedUntil, until > clock.now() {
-            try registry.recordConsoleAction(
+            try registry.console.recordAction(
                 "signin_locked",
                 operator: who,
                 clientAddress: clientAddress,
@@ -85,9 +85,9 @@ public struct ConsoleSignIn: Sendable {
             return .locked(until: until)
         }
         guard hasher.verify(password, against: found.passwordHash) else {
-            let after = try registry.recordConsoleSignInFailure(name: name, limit: lockAfter, lockFor: lockFor)
+            let after = try registry.console.recordSignInFailure(name: name, limit: lockAfter, lockFor: lockFor)
             if let after, let until = after.lockedUntil, until > clock.now() {
-                try registry.recordConsoleAction(
+                try registry.console.recordAction(
                     "lockout",
                     operator: who,
                     clientAddress: clientAddress,
@@ -97,7 +97,7 @@ public struct ConsoleSignIn: Sendable {
                 )
                 return .locked(until: until)
             }
-            try registry.recordConsoleAction(
+            try registry.console.recordAction(
                 "signin_refused",
                 operator: who,
                 clientAddress: clientAddress,
@@ -106,8 +106,8 @@ public struct ConsoleSignIn: Sendable {
             )
             return .refused
         }
-        try registry.recordConsoleSignIn(name: name)
-        try registry.recordConsoleAction("signin", operator: found.name, clientAddress: clientAddress, code: "OK")
+        try registry.console.recordSignIn(name: name)
+        try registry.console.recordAction("signin", operator: found.name, clientAddress: clientAddress, code: "OK")
         return .signedIn(found)
     }
 }

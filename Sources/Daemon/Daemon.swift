@@ -7,7 +7,7 @@ import Foundation
 import Gateway
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 import Prometheus
 import Provisioning
 import Registry
@@ -123,7 +123,7 @@ public struct Daemon: Sendable {
         let registry: Registry
         do {
             registry = try Registry(path: path, access: group.map { .shared(group: $0) } ?? .ownerOnly)
-            let stale = try registry.markAllModemsAbsent()
+            let stale = try registry.modems.markAllAbsent()
             if stale > 0 {
                 logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
             }
@@ -418,8 +418,8 @@ public struct Daemon: Sendable {
             var outboxPending = 0
             if storeError == nil {
                 do throws(NBGWError) {
-                    records = try registry.modems()
-                    if countsOutbox { outboxPending = try registry.outboxPendingCount() }
+                    records = try registry.modems.all()
+                    if countsOutbox { outboxPending = try registry.outbox.pendingCount() }
                 } catch {
                     storeError = error.message
                 }

@@ -1,6 +1,6 @@
 import ATKit
 import Foundation
-import Pairing
+import NBGWCore
 
 /// What the daemon's control socket asks of the gateway (docs/control.md): the live modem list, an
 /// operator's request to one supervisor, an AT command on a supervised modem's own session, its

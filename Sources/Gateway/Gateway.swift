@@ -11,7 +11,7 @@ import Registry
 /// ```swift
 /// let gateway = Gateway(configuration: GatewayConfiguration(plan: plan), registry: registry,
 ///                       cloud: EmbeddedCloud(), logger: logger)
-/// try registry.markAllModemsAbsent()          // at start: nothing is supervised yet
+/// try registry.modems.markAllAbsent()          // at start: nothing is supervised yet
 /// await gateway.run(events: discovery.events) // until the events end or the task is cancelled
 /// ```
 ///
@@ -104,7 +104,7 @@ public final class Gateway: Sendable {
                         if directory.stop(path: path, reason: .vanished) { continue }
                         if directory.vanishedWithoutSupervisor(path: path) {
                             let registry = context.registry
-                            group.addTask { _ = try? await registry.markModemAbsent(port: path) }
+                            group.addTask { _ = try? await registry.modems.markAbsent(port: path) }
                         }
                     }
                 }

@@ -120,7 +120,7 @@ extension ModemSupervisor {
     func recordIdentified(_ identification: ModemIdentification) async {
         let dialect = dialect(named: identification.dialect)
         do {
-            let record = try await context.registry.recordModemIMEI(
+            let record = try await context.registry.modems.recordIMEI(
                 port: path,
                 imei: identification.imei,
                 dialect: dialect.id,

@@ -41,7 +41,7 @@ extension ModemSupervisor {
             if reason == nil, searched >= configuration.registrationTimeout {
                 if let signal = try await readSignal(session) {
                     lastSignal = signal
-                    _ = try? await context.registry.updateModem(port: path, ModemRecord.Change(signal: signal))
+                    _ = try? await context.registry.modems.update(port: path, ModemRecord.Change(signal: signal))
                 }
                 reason = noService(for: searched, status: status, signal: lastSignal)
             }

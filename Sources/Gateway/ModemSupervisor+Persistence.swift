@@ -23,7 +23,7 @@ extension ModemSupervisor {
         let path = self.path
         let written = await Task { () async -> Result<ModemRecord?, any Error> in
             do {
-                return .success(try await registry.updateModem(port: path, change))
+                return .success(try await registry.modems.update(port: path, change))
             } catch {
                 return .failure(error)
             }
@@ -46,7 +46,7 @@ extension ModemSupervisor {
         change.reason = ModemRecord.Reason(code: reason.code, message: reason.message)
         let registry = context.registry
         let path = self.path
-        _ = await Task { try? await registry.updateModem(port: path, change) }.value
+        _ = await Task { try? await registry.modems.update(port: path, change) }.value
         let (imei, deviceID, state) = status.withLock { status in
             status.reason = reason
             return (status.imei, status.deviceID, status.state)

@@ -138,7 +138,7 @@ extension ModemSupervisor {
         }
         let subject = SIMPINBook.subject(iccid: identity.iccid, imei: imei)
         let digest = SIMPINBook.pinDigest(subject: subject, pin: entry.pin)
-        if let refused = try? context.registry.simPINRejection(subject: subject, pinDigest: digest) {
+        if let refused = try? context.registry.modems.simPINRejection(subject: subject, pinDigest: digest) {
             return ModemReason(
                 .simPINRejected,
                 "\(moduleName): the configured \(entry) was refused by the SIM on \(refused.formatted(.iso8601)) and "
@@ -166,7 +166,7 @@ extension ModemSupervisor {
         do {
             try await session.send(command)
             log(.notice, "entered the configured \(entry)")
-            try? await context.registry.recordSIMPINEntry(
+            try? await context.registry.modems.recordSIMPINEntry(
                 imei: imei,
                 deviceID: deviceID,
                 code: "OK",
@@ -182,9 +182,9 @@ extension ModemSupervisor {
             }
             // Whatever the outcome, if the SIM still wants a PIN this one is not entered again.
             if case .locked? = try await readSIM(session) {
-                try? await context.registry.recordSIMPINRejection(subject: subject, pinDigest: digest)
+                try? await context.registry.modems.recordSIMPINRejection(subject: subject, pinDigest: digest)
             }
-            try? await context.registry.recordSIMPINEntry(
+            try? await context.registry.modems.recordSIMPINEntry(
                 imei: imei,
                 deviceID: deviceID,
                 code: outcome,
@@ -218,7 +218,7 @@ extension ModemSupervisor {
             }
         }
         do {
-            _ = try await context.registry.recordModemIdentity(
+            _ = try await context.registry.modems.recordIdentity(
                 port: path,
                 identity,
                 state: ModemState.configuring.rawValue

@@ -106,7 +106,7 @@ extension ModemSupervisor {
             if !shared.state.withLock({ $0.inPowerSaving }) {
                 do {
                     if let signal = try await readSignal(session) {
-                        _ = try? await context.registry.updateModem(
+                        _ = try? await context.registry.modems.update(
                             port: path,
                             ModemRecord.Change(signal: signal, seen: true)
                         )
@@ -181,7 +181,7 @@ extension ModemSupervisor {
         if let newState {
             await transition(to: newState, change, reason: reason)
         } else {
-            _ = try? await context.registry.updateModem(port: path, change)
+            _ = try? await context.registry.modems.update(port: path, change)
         }
         return nil
     }

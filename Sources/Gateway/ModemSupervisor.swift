@@ -289,7 +289,7 @@ final class ModemSupervisor: Sendable {
     /// module (its dialect's command) once the session is open, before the bring-up.
     func attempt(resettingFirst: Bool = false) async -> AttemptOutcome {
         do {
-            try await context.registry.beginModemProbe(
+            try await context.registry.modems.beginProbe(
                 port: path,
                 deviceKey: port.deviceKey,
                 attributes: port.attributes
@@ -328,7 +328,7 @@ final class ModemSupervisor: Sendable {
         let dialect = dialect(for: report)
         let identity = Self.identity(of: report, imei: imei, dialect: dialect)
         do {
-            let record = try await context.registry.recordModemIdentity(
+            let record = try await context.registry.modems.recordIdentity(
                 port: path,
                 identity,
                 state: ModemState.configuring.rawValue
@@ -532,12 +532,12 @@ final class ModemSupervisor: Sendable {
             failure: failure.record
         )
         let written = await Task {
-            _ = try? await registry.beginModemProbe(
+            _ = try? await registry.modems.beginProbe(
                 port: port.path,
                 deviceKey: port.deviceKey,
                 attributes: port.attributes
             )
-            return try? await registry.updateModem(port: port.path, change)
+            return try? await registry.modems.update(port: port.path, change)
         }.value
         if written == nil { log(.warning, "could not record the port as a secondary interface in the store") }
         announce(.notModem, reason: ModemReason(failure), failure: failure)
@@ -568,7 +568,7 @@ final class ModemSupervisor: Sendable {
         let registry = context.registry
         let path = self.path
         let written = await Task {
-            try? await registry.markModemAbsent(port: path)
+            try? await registry.modems.markAbsent(port: path)
         }.value
         if written == nil { log(.warning, "could not mark the port absent in the store") }
     }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// Operator API keys: generation, hashing and verification. The plaintext key exists only in the
@@ -29,7 +29,7 @@ public enum IngestAPIKeys {
         }
         let prefix = "nbgw_" + random(8)
         let key = prefix + "_" + random(43)
-        let record = try registry.createAPIKey(name: name, prefix: prefix, keyHash: digest(key))
+        let record = try registry.apiKeys.create(name: name, prefix: prefix, keyHash: digest(key))
         return Created(name: record.name, prefix: prefix, key: key, createdAt: record.createdAt)
     }
 
@@ -39,7 +39,7 @@ public enum IngestAPIKeys {
             presented.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || alphabet.contains($0) })
         else { return nil }
         let prefix = String(presented.prefix(prefixLength))
-        return try registry.verifyAPIKey(prefix: prefix, keyHash: digest(presented))
+        return try registry.apiKeys.verify(prefix: prefix, keyHash: digest(presented))
     }
 
     /// SHA-256 of the key's UTF-8 bytes.

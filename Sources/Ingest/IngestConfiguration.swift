@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 
 /// How the ingest HTTP service listens and what it accepts.
 public struct IngestConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// An error the ingest API answers with: an HTTP status and the body
 /// `{"error":{"code","message"}}`. Every code is an ``ErrorCode`` (status from

@@ -3,6 +3,7 @@ import DeviceIdentity
 import Foundation
 import Hummingbird
 import Logging
+import NBGWCore
 import Pairing
 import Provisioning
 import Registry
@@ -182,7 +183,7 @@ struct IngestHandlers: Sendable {
     func pairingResult(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let token = context.parameters.get("token") ?? ""
         try IngestHandlers.validateToken(token)
-        guard let result = try registry.pairingResult(token: token) else {
+        guard let result = try registry.audit.pairingResult(token: token) else {
             throw NBGWError(
                 .tokenInvalid,
                 "no such pairing token; create one with POST /v1/homes/{home}/pairing-tokens"
@@ -228,8 +229,8 @@ struct IngestHandlers: Sendable {
                 device: record,
                 qr: service.labelPayload(for: record),
                 binding: try registry.binding(deviceID: record.deviceID),
-                audit: try registry.auditLog(deviceID: record.deviceID),
-                ingest: try registry.ingestAudit(deviceID: record.deviceID)
+                audit: try registry.audit.entries(deviceID: record.deviceID),
+                ingest: try registry.audit.ingestTrail(deviceID: record.deviceID)
             )
         )
     }
@@ -244,7 +245,7 @@ struct IngestHandlers: Sendable {
         // The daemon's modem table (one row per IMEI) gives the live state; a registered device the
         // daemon has never seen stays `unknown`.
         let live = Dictionary(
-            try registry.modems().compactMap { row in row.imei.map { ($0, row) } },
+            try registry.modems.all().compactMap { row in row.imei.map { ($0, row) } },
             uniquingKeysWith: { first, _ in first }
         )
         let items = page.prefix(limit).map {
@@ -285,7 +286,7 @@ struct IngestHandlers: Sendable {
     /// has committed with its audit row).
     func record(_ event: Registry.IngestEvent) {
         do {
-            try registry.recordIngest(event)
+            try registry.audit.recordIngest(event)
         } catch {
             logger.error(
                 "could not record the ingest trail row",

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 
@@ -162,7 +162,7 @@ final class APIKeyUsage: Sendable {
         // Off the request path: a store locked by a batch must not delay (or fail) the request.
         Task.detached(priority: .background) {
             do {
-                try registry.touchAPIKey(name: name)
+                try registry.apiKeys.touch(name: name)
             } catch {
                 logger.warning("could not record API key use", metadata: ["key": "\(name)", "error": "\(error)"])
             }

@@ -3,7 +3,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTLS
 import Logging
-import Pairing
 import Provisioning
 import Registry
 

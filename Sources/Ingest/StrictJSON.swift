@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 
 /// Strict JSON request bodies: size-capped, an object, no unknown fields, no wrong types.
 ///

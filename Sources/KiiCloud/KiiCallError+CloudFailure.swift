@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 
 extension KiiCallError {
     /// The seam's view of this failure (docs/cloud.md, "Kii Thing-IF: failures"): cancelled;

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// A failed Kii call, before it becomes a ``Cloud/CloudFailure``: what went wrong, during which
 /// operation, against which endpoint, with whose token, after how many attempts.

@@ -1,6 +1,6 @@
 import Cloud
 import Logging
-import Pairing
+import NBGWCore
 
 /// How `--cloud kii+https://…` and `[cloud] mode = "kii"` select and build this cloud.
 extension KiiCloud: CloudAdapter {

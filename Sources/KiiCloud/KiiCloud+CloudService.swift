@@ -1,5 +1,6 @@
 import Cloud
 import DeviceIdentity
+import NBGWCore
 import Pairing
 
 /// ``Cloud/CloudService`` over Kii's REST calls; each maps Kii's failure to a

@@ -1,7 +1,6 @@
 import Cloud
 import Foundation
 import Logging
-import Pairing
 
 /// Kii Thing-IF behind ``Cloud/CloudService`` (docs/cloud.md, "Kii Thing-IF"): remote work only.
 ///

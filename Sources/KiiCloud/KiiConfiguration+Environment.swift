@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 
 extension KiiConfiguration {
     /// Environment variables read by ``resolve(url:settings:environment:)``; each overrides the

@@ -1,6 +1,6 @@
 import Cloud
 import Foundation
-import Pairing
+import NBGWCore
 
 /// Everything ``KiiCloud`` needs to talk to one Kii app: the site, the app, the gateway's owner
 /// and its token, and how patiently. Build it with

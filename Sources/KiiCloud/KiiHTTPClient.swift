@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Cloud
 import Foundation
 import Logging
-import Pairing
 
 /// Sends one logical Kii call: the bearer token, the app headers and the media type, retries
 /// under a ``Cloud/RetryPolicy`` with sleeps on the injected clock (`Retry-After` honoured), and

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// The gateway's owner in a Kii app: the user or group every thing this gateway onboards belongs
 /// to (`[cloud] owner`, `NBGW_KII_OWNER`, written `USER:<id>` or `GROUP:<id>`).

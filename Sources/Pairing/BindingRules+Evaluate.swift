@@ -1,3 +1,5 @@
+import NBGWCore
+
 extension BindingRules {
     /// What a bind that passed every rule does.
     public enum Decision: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import DeviceIdentity
 import Foundation
+import NBGWCore
 
 /// Turns a scanned QR string into a ``QRPayload``, without touching the network or the store.
 ///

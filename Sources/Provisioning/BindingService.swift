@@ -2,6 +2,7 @@ import Cloud
 import DeviceIdentity
 import Logging
 import Metrics
+import NBGWCore
 import Pairing
 import Registry
 

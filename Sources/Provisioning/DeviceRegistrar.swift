@@ -1,7 +1,7 @@
 import Cloud
 import DeviceIdentity
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Registers modules with the configured cloud and records them in the store: `nbgw devices
@@ -63,7 +63,7 @@ public struct DeviceRegistrar: Sendable {
         guard cloud.syncsBindings else {
             return try await registerLocally(identity, existing: existing)
         }
-        let entry = try registry.enqueueOutbox(
+        let entry = try registry.outbox.enqueue(
             Registry.OutboxRequest(
                 .register(
                     .init(
@@ -75,7 +75,7 @@ public struct DeviceRegistrar: Sendable {
             ),
             supersedeUnfinished: true
         )
-        guard let claimed = try registry.claimOutbox(id: entry.id, owner: sender.owner, lease: sender.lease) else {
+        guard let claimed = try registry.outbox.claim(id: entry.id, owner: sender.owner, lease: sender.lease) else {
             throw NBGWError(
                 .timeout,
                 "the registration of IMEI \(identity.imei) is queued behind earlier cloud work for it (outbox row "

@@ -1,5 +1,5 @@
 import GRDB
-import Pairing
+import NBGWCore
 
 extension Registry {
     /// Maps a database failure to an operator-facing error. Trigger aborts carry an ``ErrorCode``

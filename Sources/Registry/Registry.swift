@@ -2,7 +2,7 @@ import CSQLite
 import CSQLiteSettings
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,7 +24,7 @@ public final class Registry: Sendable {
     let checkpointer: BackgroundCheckpointer
     /// Binds waiting to be committed together (``bindInGroup(_:timeout:queueForCloud:)``).
     let bindQueue = BindQueue()
-    /// The API key lookup's own connection (``verifyAPIKey(prefix:keyHash:)``).
+    /// The API key lookup's own connection (``APIKeys-swift.struct/verify(prefix:keyHash:)``).
     let keyReader: APIKeyReader
 
     /// sqlite3_config's result for turning SQLite's memory statistics off, applied when the program

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// What a scanner's input gave: one payload, or a scan that cannot be a payload and why.
 public enum ScanRead: Sendable, Equatable {

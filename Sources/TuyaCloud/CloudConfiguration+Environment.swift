@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 extension CloudConfiguration {
     /// Environment variables read by ``resolve(baseURL:settings:environment:)``.

@@ -1,6 +1,6 @@
 import Cloud
 import Foundation
-import Pairing
+import NBGWCore
 
 /// Everything ``HTTPCloud`` needs to talk to one cloud: where, as whom, and how patiently.
 ///

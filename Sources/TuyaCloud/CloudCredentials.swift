@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// The cloud project's Access ID and Access Secret (Tuya: `client_id` and secret; pairing-anchors §1.4).
 ///

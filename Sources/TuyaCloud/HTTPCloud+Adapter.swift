@@ -1,6 +1,6 @@
 import Cloud
 import Logging
-import Pairing
+import NBGWCore
 
 /// How `--cloud https://…` and `[cloud] mode = "http"` select and build this cloud.
 extension HTTPCloud: CloudAdapter {

@@ -1,5 +1,6 @@
 import Cloud
 import DeviceIdentity
+import NBGWCore
 import Pairing
 
 /// ``Cloud/CloudService`` over the typed calls of `HTTPCloud+Operations.swift`: each maps the

@@ -1,7 +1,7 @@
 import Cloud
 import DeviceIdentity
 import Foundation
-import Pairing
+import NBGWCore
 
 /// The cloud calls themselves: what the end-to-end flow (register → parse → token → bind →
 /// pairing result → unbind) uses directly, and what ``Cloud/CloudService`` is built on. The public

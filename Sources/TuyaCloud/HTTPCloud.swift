@@ -2,7 +2,7 @@ import Cloud
 import DeviceIdentity
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 
 /// The signed HTTP cloud (Tuya OpenAPI conventions, pairing-anchors §1.4–1.6) behind
 /// ``Cloud/CloudService``: remote work only.

@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 
 extension TuyaCloudError {
     /// The operator-facing error: a stable code and a message saying what failed, where, and what

@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 
 /// A failed cloud call, before it is turned into an operator-facing ``Pairing/NBGWError``: what
 /// went wrong (``Kind``), during which operation, against which endpoint, after how many attempts.

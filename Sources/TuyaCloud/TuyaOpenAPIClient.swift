@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 
 /// Sends one logical cloud call: signs it (``TuyaSigner``), attaches the access token, retries
 /// under the ``RetryPolicy`` with sleeps on the injected clock, re-authenticates once on

@@ -43,7 +43,7 @@ struct APIKeysList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let keys = try store.openExistingRegistry().apiKeys()
+            let keys = try store.openExistingRegistry().apiKeys.all()
             if store.json {
                 Output.json(["apiKeys": keys])
             } else {
@@ -74,7 +74,7 @@ struct APIKeysRevoke: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let key = try store.openRegistry().revokeAPIKey(name: name)
+            let key = try store.openRegistry().apiKeys.revoke(name: name)
             if store.json {
                 Output.json(key)
             } else {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 #if canImport(Glibc)
@@ -43,7 +43,7 @@ extension ATConsole {
         }
         guard isIMEI else { return .direct(tty) }
         let store = try? StoreOptions.parse([]).openExistingRegistry()
-        guard let record = try? store?.modem(imeiOrPort: tty) else {
+        guard let record = try? store?.modems.find(imeiOrPort: tty) else {
             throw NBGWError(
                 .unknownModem,
                 "no daemon runs and the store knows no modem with IMEI \(tty): give its port (e.g. /dev/ttyUSB2)"

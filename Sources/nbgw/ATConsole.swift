@@ -1,7 +1,7 @@
 import ATKit
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Synchronization
 
 /// `nbgw at IMEI|PORT [COMMAND...]`: raw AT for diagnostics, warthog618's `modeminfo` in spirit. On

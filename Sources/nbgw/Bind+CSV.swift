@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 
 #if canImport(Glibc)

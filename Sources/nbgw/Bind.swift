@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 

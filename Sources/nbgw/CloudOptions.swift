@@ -2,7 +2,7 @@ import ArgumentParser
 import Cloud
 import CloudCatalogue
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 
 /// `--cloud` and `--cloud-wait`, for the commands a cloud takes part in (binds, registrations,

@@ -1,6 +1,6 @@
 import Control
 import Foundation
-import Pairing
+import NBGWCore
 
 /// The CLI's way to the running daemon: its control socket (`$NBGW_CONTROL`, else the daemon
 /// config's `[control] socket`, else `/run/nbgw/control.sock`; docs/control.md).

@@ -1,7 +1,7 @@
 import Control
 import Daemon
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 
@@ -137,7 +137,7 @@ struct DevicesShow: AsyncParsableCommand {
                 device: record,
                 qr: label,
                 binding: try registry.binding(deviceID: record.deviceID),
-                audit: try registry.auditLog(deviceID: record.deviceID)
+                audit: try registry.audit.entries(deviceID: record.deviceID)
             )
             if store.json {
                 Output.json(report)

@@ -3,7 +3,6 @@ import Control
 import Daemon
 import Discovery
 import Foundation
-import Pairing
 
 /// `nbgw discovery …`: which serial ports nbgwd takes, and why.
 struct DiscoveryCommand: AsyncParsableCommand {

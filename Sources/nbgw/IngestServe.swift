@@ -3,7 +3,7 @@ import Console
 import Foundation
 import Ingest
 import Logging
-import Pairing
+import NBGWCore
 
 /// `nbgw ingest`: the QR ingest HTTP API (docs/ingest.md).
 struct IngestCommand: AsyncParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Labels
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 
@@ -70,7 +70,7 @@ struct LabelsCommand: AsyncParsableCommand {
             let style = try makeStyle()
             let selection = try makeSelection()
             let registry = try store.openExistingRegistry()
-            let chosen = try registry.devicesForLabels(selection)
+            let chosen = try registry.labels.devices(selection)
             guard !chosen.isEmpty else {
                 if store.json {
                     Output.json(Report(format: format.rawValue, labels: 0, files: []))

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw modem …`: talk to cellular modules directly (diagnostics; the daemon does the same
@@ -45,7 +45,7 @@ extension Modem {
         func run() async throws {
             try await Output.run(json: store.json) {
                 let registry = try store.openExistingRegistry()
-                guard let record = try registry.modem(imeiOrPort: modem) else {
+                guard let record = try registry.modems.find(imeiOrPort: modem) else {
                     throw NBGWError(
                         .unknownDevice,
                         "no modem with IMEI or port \(modem.escapedForDisplay()) in \(store.path); "

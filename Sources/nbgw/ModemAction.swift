@@ -2,7 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 
 /// `nbgw modem reset|reprobe|release|resume IMEI|PORT`: asks the daemon's supervisor of one modem
 /// to act, then follows the modem until it settles (`--no-wait`: returns once the request is taken).

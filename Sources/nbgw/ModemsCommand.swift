@@ -3,7 +3,7 @@ import ArgumentParser
 import Control
 import Foundation
 import Gateway
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw modems`: one line per modem the daemon supervises or has seen (like `mmcli -L`), read
@@ -31,7 +31,7 @@ struct ModemsCommand: AsyncParsableCommand {
             return
         }
         try await Output.run(json: store.json) {
-            let modems = try store.openExistingRegistry().modems()
+            let modems = try store.openExistingRegistry().modems.all()
             if store.json {
                 Output.json(["modems": modems])
             } else if modems.isEmpty {

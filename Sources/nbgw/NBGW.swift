@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 
 /// `nbgw`: the operator CLI. Thin: it parses arguments, calls the libraries, renders results.
 @main

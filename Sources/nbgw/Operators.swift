@@ -1,7 +1,7 @@
 import ArgumentParser
 import Console
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw operators`: people who sign in to the web console (docs/console.md).
@@ -61,7 +61,7 @@ struct OperatorsAdd: AsyncParsableCommand {
                 )
             }
             let hash = try ConsolePasswordHasher.standard.hash(password)
-            let added = try store.openRegistry().addConsoleOperator(
+            let added = try store.openRegistry().console.addOperator(
                 name: name,
                 role: ConsoleOperator.Role(rawValue: role) ?? .operator,
                 passwordHash: hash,
@@ -86,7 +86,7 @@ struct OperatorsList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let operators = try store.openExistingRegistry().consoleOperators()
+            let operators = try store.openExistingRegistry().console.operators()
             if store.json {
                 Output.json([
                     "operators": operators.map {
@@ -121,7 +121,7 @@ struct OperatorsUnlock: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            guard try store.openExistingRegistry().unlockConsoleOperator(named: name) else {
+            guard try store.openExistingRegistry().console.unlockOperator(named: name) else {
                 throw NBGWError(.notFound, "no console operator \(name.escapedForDisplay()) (`nbgw operators list`)")
             }
             Output.line("console operator \(name) unlocked")
@@ -141,7 +141,7 @@ struct OperatorsRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            guard try store.openExistingRegistry().removeConsoleOperator(named: name) else {
+            guard try store.openExistingRegistry().console.removeOperator(named: name) else {
                 throw NBGWError(.notFound, "no console operator \(name.escapedForDisplay()) (`nbgw operators list`)")
             }
             Output.line("console operator \(name) removed")

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 
 /// Rendering shared by the commands: JSON on stdout, human text on stdout, errors on stderr.
 enum Output {

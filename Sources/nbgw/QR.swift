@@ -1,4 +1,5 @@
 import ArgumentParser
+import NBGWCore
 import Pairing
 import Provisioning
 import QRImage

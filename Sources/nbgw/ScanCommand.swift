@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 import Scanning
@@ -122,7 +122,7 @@ struct ScanCommand: AsyncParsableCommand {
                 ? $0 : ((input as NSString).deletingLastPathComponent as NSString).appendingPathComponent($0)
         }
         let resolved = URL(fileURLWithPath: real ?? input).resolvingSymlinksInPath().path
-        if let modem = try registry.modems().first(where: {
+        if let modem = try registry.modems.all().first(where: {
             $0.port == input || URL(fileURLWithPath: $0.port).resolvingSymlinksInPath().path == resolved
         }) {
             throw NBGWError(

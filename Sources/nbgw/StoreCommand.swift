@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw store`: look after the store file itself (docs/operations.md, "Backup and restore").

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// Options every store-touching command takes, and where the store is (docs/cli.md, "The store"):

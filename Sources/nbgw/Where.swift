@@ -1,6 +1,6 @@
 import Control
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 
 /// `nbgw --where`: the store the commands use and the rule that chose it, the rules passed over,

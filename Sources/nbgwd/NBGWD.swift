@@ -3,7 +3,7 @@ import Daemon
 import Foundation
 import Logging
 import Metrics
-import Pairing
+import NBGWCore
 import Prometheus
 
 #if canImport(CLinux)

@@ -17,12 +17,12 @@ import Testing
 
     func withConsole(_ body: @escaping @Sendable (any TestClientProtocol, Registry) async throws -> Void) async throws {
         let (registry, directory) = try temporaryRegistry()
-        try registry.addConsoleOperator(
+        try registry.console.addOperator(
             name: "ana",
             role: .operator,
             passwordHash: try Self.hasher.hash("right password")
         )
-        try registry.addConsoleOperator(
+        try registry.console.addOperator(
             name: "bo",
             role: .binder,
             passwordHash: try Self.hasher.hash("binder password")
@@ -129,7 +129,7 @@ import Testing
             )
             #expect(response.status == .forbidden)
             #expect(response.headers[values: .setCookie].allSatisfy { !$0.hasPrefix("nbgw_session=") })
-            #expect(try registry.consoleAudit().first?.code == "CSRF_REFUSED")
+            #expect(try registry.console.audit().first?.code == "CSRF_REFUSED")
         }
     }
 
@@ -147,7 +147,7 @@ import Testing
                 )
                 #expect(response.status == .forbidden, "\(token)")
             }
-            #expect(try registry.searchTokens("", offset: 0, limit: 10).items.isEmpty)
+            #expect(try registry.console.searchTokens("", offset: 0, limit: 10).items.isEmpty)
             let accepted = try await client.execute(
                 uri: "/tokens",
                 method: .post,
@@ -155,7 +155,7 @@ import Testing
                 body: ByteBuffer(string: "csrf=\(csrf)&home=lab")
             )
             #expect(accepted.status == .seeOther)
-            #expect(try registry.searchTokens("", offset: 0, limit: 10).items.count == 1)
+            #expect(try registry.console.searchTokens("", offset: 0, limit: 10).items.count == 1)
         }
     }
 
@@ -201,7 +201,7 @@ import Testing
             #expect(
                 try await client.execute(uri: "/bind", method: .get, headers: [.cookie: cookie]).status == .seeOther
             )
-            #expect(try registry.consoleAudit().first?.event == "signout")
+            #expect(try registry.console.audit().first?.event == "signout")
         }
     }
 

@@ -10,7 +10,7 @@ import Testing
     func setUp() throws -> (ConsoleSignIn, TestWallClock, Registry) {
         let clock = TestWallClock()
         let (registry, _) = try temporaryRegistry(clock: clock)
-        try registry.addConsoleOperator(name: "ana", role: .admin, passwordHash: try hasher.hash("right password"))
+        try registry.console.addOperator(name: "ana", role: .admin, passwordHash: try hasher.hash("right password"))
         let signIn = ConsoleSignIn(
             registry: registry,
             hasher: hasher,
@@ -34,7 +34,7 @@ import Testing
             return
         }
         #expect(found.role == .admin)
-        let trail = try registry.consoleAudit()
+        let trail = try registry.console.audit()
         #expect(trail.first?.event == "signin")
         #expect(trail.first?.operator == "ana")
         #expect(trail.first?.clientAddress == "192.0.2.7:5000")
@@ -44,7 +44,7 @@ import Testing
         let (signIn, _, registry) = try setUp()
         #expect(try signIn.attempt(name: "ana", password: "wrong", clientAddress: "a") == .refused)
         #expect(try signIn.attempt(name: "bob", password: "wrong", clientAddress: "a") == .refused)
-        #expect(try registry.consoleAudit().map(\.event) == ["signin_refused", "signin_refused"])
+        #expect(try registry.console.audit().map(\.event) == ["signin_refused", "signin_refused"])
     }
 
     @Test func fiveRefusalsInARowLockEvenTheRightPasswordOutUntilTheLockEnds() throws {
@@ -69,8 +69,8 @@ import Testing
             Issue.record("still locked after the lock ended")
             return
         }
-        #expect(try registry.consoleOperator(named: "ana")?.failedAttempts == 0)
-        #expect(try registry.consoleAudit().contains { $0.event == "lockout" })
+        #expect(try registry.console.findOperator(named: "ana")?.failedAttempts == 0)
+        #expect(try registry.console.audit().contains { $0.event == "lockout" })
     }
 
     @Test func aSuccessStartsTheCountOfRefusalsAgain() throws {
@@ -85,7 +85,7 @@ import Testing
     @Test func unlockingLiftsTheLock() throws {
         let (signIn, _, registry) = try setUp()
         for _ in 0..<5 { _ = try signIn.attempt(name: "ana", password: "wrong", clientAddress: "a") }
-        #expect(try registry.unlockConsoleOperator(named: "ana"))
+        #expect(try registry.console.unlockOperator(named: "ana"))
         guard case .signedIn = try signIn.attempt(name: "ana", password: "right password", clientAddress: "a") else {
             Issue.record("still locked after unlock")
             return

@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 

@@ -40,7 +40,7 @@ struct ControlSocketTests {
         }
 
         func audit() throws -> [AuditEntry] {
-            try Registry(path: daemon.storePath).auditLog()
+            try Registry(path: daemon.storePath).audit.entries()
         }
     }
 
@@ -104,7 +104,7 @@ struct ControlSocketTests {
         let release = try CommandRun.nbgw("modem", "release", bg95.port, environment: gateway.environment)
         #expect(release.status == 0, "\(release.stderr)")
         #expect(release.stdout.contains("released"))
-        let row = try #require(try Registry(path: gateway.daemon.storePath).modem(imeiOrPort: imei))
+        let row = try #require(try Registry(path: gateway.daemon.storePath).modems.find(imeiOrPort: imei))
         #expect(row.state == "released" && row.reason?.code == "RELEASED")
         #expect(row.reason?.message.contains(ControlSocketTests.user) == true)
 
@@ -120,7 +120,7 @@ struct ControlSocketTests {
         #expect(reprobe.status == 0, "\(reprobe.stderr)")
         #expect(reprobe.stdout.split(separator: "\n").contains { $0.contains("\"state\":\"ready\"") })
 
-        let untouched = try #require(try Registry(path: gateway.daemon.storePath).modem(imeiOrPort: other.imei!))
+        let untouched = try #require(try Registry(path: gateway.daemon.storePath).modems.find(imeiOrPort: other.imei!))
         #expect(untouched.state == "ready" && untouched.stateSince == other.stateSince, "the other module carried on")
         let stats = try await gateway.simulator.stopAndReadStatistics()
         #expect(stats[0].reboots == 1, "one reset rebooted the BG95")

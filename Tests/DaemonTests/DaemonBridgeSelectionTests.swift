@@ -75,7 +75,7 @@ extension DaemonProcessTests {
         }
         #expect(try await Self.bytesReceived(daemon, "z2") == 0, "nbgwd wrote to the hot-plugged Zigbee stick")
         #expect(try await Self.bytesReceived(daemon, "z1") == 0)
-        #expect(try Registry(path: store).modems().count == 2)
+        #expect(try Registry(path: store).modems.all().count == 2)
 
         daemon.write("quit")
         let status = try await daemon.waitForExit(timeout: .seconds(20))

@@ -97,7 +97,7 @@ struct DaemonJournalTests {
 
         // Stored, never logged: no record carries a module's IMSI or ICCID.
         let records = journald.datagrams.map { String(decoding: $0, as: UTF8.self) }
-        for row in try Registry(path: daemon.storePath).modems() {
+        for row in try Registry(path: daemon.storePath).modems.all() {
             for secret in [row.imsi, row.iccid].compactMap({ $0 }) {
                 #expect(!records.contains { $0.contains(secret) }, "\(secret) of \(row.port) was logged")
             }

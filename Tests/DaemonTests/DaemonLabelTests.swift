@@ -36,10 +36,10 @@ struct DaemonLabelTests {
             #expect(attributes.st_mode & 0o777 == 0o640)
             let device = try #require(try registry.device(id: deviceID))
             #expect(try QRImageReader.decode(path: path) == ["https://nbgw.local/d/" + device.labelCode])
-            let prints = try registry.labelPrints(deviceID: deviceID)
+            let prints = try registry.labels.prints(deviceID: deviceID)
             #expect(prints.map(\.source) == ["daemon"] && prints.first?.destination == path)
         }
-        #expect(try registry.devicesForLabels(.unprinted).isEmpty)
+        #expect(try registry.labels.devices(.unprinted).isEmpty)
         #expect(daemon.log.contains("label written"))
     }
 }

@@ -91,7 +91,7 @@ struct DaemonProcessTests {
         let messages = daemon.notifications.messages
         #expect(messages.first?.hasPrefix("READY=1") == true)
         #expect(messages.last?.hasPrefix("STOPPING=1") == true)
-        let after = try Registry(path: daemon.storePath).modems()
+        let after = try Registry(path: daemon.storePath).modems.all()
         #expect(after.allSatisfy { $0.state == "absent" }, "rows left claiming a state nobody vouches for")
         simulator.stop()
     }

@@ -112,14 +112,14 @@ struct ModemSeriesTests {
         let directory = try TemporaryDirectory()
         let registry = try Registry(path: directory.path("store.sqlite"))
         for index in 0..<4 {
-            _ = try registry.enqueueOutbox(
+            _ = try registry.outbox.enqueue(
                 .init(operation: .register, subject: "86442503851120\(index)", payload: "{}")
             )
         }
-        let claimed = try registry.claimOutbox(owner: "test", lease: .seconds(60), limit: 2)
+        let claimed = try registry.outbox.claim(owner: "test", lease: .seconds(60), limit: 2)
         #expect(claimed.count == 2)
-        #expect(try registry.completeOutbox(id: claimed[0].id, owner: "test", result: "{}"))
-        #expect(try registry.outboxPendingCount() == 3)
+        #expect(try registry.outbox.complete(id: claimed[0].id, owner: "test", result: "{}"))
+        #expect(try registry.outbox.pendingCount() == 3)
 
         let gateway = Gateway(
             configuration: GatewayConfiguration(),

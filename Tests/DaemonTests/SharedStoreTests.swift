@@ -52,7 +52,8 @@ struct SharedStoreTests {
         try await simulator.waitForPorts()
         let store = state + "/nbgw.sqlite"
         let socket = run + "/control.sock"
-        let config = DaemonProcess.config(ports: simulator.ports.map(\.path), store: store)
+        let config =
+            DaemonProcess.config(ports: simulator.ports.map(\.path), store: store)
             .replacingOccurrences(of: "[store]\n", with: "[store]\ngroup = \"\(Self.group)\"\n")
             + "\n[control]\nsocket = \"\(socket)\"\n"
         let configPath = directory.path("nbgwd.toml")
@@ -71,7 +72,9 @@ struct SharedStoreTests {
         let rows = try await Self.waitForModems(store, daemon, "ready") { $0.first?.state == "ready" }
         let imei = try #require(rows.first?.imei)
 
-        for (path, mode) in [(state, 0o2770), (store, 0o660), (store + "-wal", 0o660), (store + "-shm", 0o660), (socket, 0o660)] {
+        for (path, mode) in [
+            (state, 0o2770), (store, 0o660), (store + "-wal", 0o660), (store + "-shm", 0o660), (socket, 0o660),
+        ] {
             var info = stat()
             #expect(stat(path, &info) == 0, "\(path) exists")
             #expect(info.st_uid == Self.daemonUID, "\(path) belongs to the daemon's user")
@@ -94,7 +97,7 @@ struct SharedStoreTests {
             let result = try CommandRun.run(Binaries.nbgw, command, environment: environment, launcher: operatorRun)
             #expect(result.status == 0, "nbgw \(command.joined(separator: " ")): \(result.stderr)")
         }
-        let audit = try Registry(path: store).auditLog()
+        let audit = try Registry(path: store).audit.entries()
         #expect(audit.contains { $0.event == "bind" && $0.operator == "operator" })
         #expect(audit.contains { $0.event == "modem_reprobe" && $0.operator == "uid \(Self.operatorUID)" })
         // The daemon still owns and writes the store after the operator's writes (WAL and SHM included).
@@ -110,9 +113,16 @@ struct SharedStoreTests {
         let direct = try CommandRun.nbgw("modems", environment: ["NBGW_DB": store], launcher: outsider)
         #expect(direct.status == 77 && direct.stderr.contains("join group \(Self.group)"), "\(direct.stderr)")
         let socketDenied = try CommandRun.nbgw(
-            "modem", "reprobe", imei, environment: ["NBGW_CONTROL": socket], launcher: outsider
+            "modem",
+            "reprobe",
+            imei,
+            environment: ["NBGW_CONTROL": socket],
+            launcher: outsider
         )
-        #expect(socketDenied.status == 77 && socketDenied.stderr.contains("PERMISSION_DENIED"), "\(socketDenied.stderr)")
+        #expect(
+            socketDenied.status == 77 && socketDenied.stderr.contains("PERMISSION_DENIED"),
+            "\(socketDenied.stderr)"
+        )
         #expect(try await Self.waitForModems(store, daemon, "still ready") { $0.first?.state == "ready" }.count == 1)
     }
 
@@ -126,7 +136,7 @@ struct SharedStoreTests {
         let deadline = ContinuousClock.now + .seconds(60)
         var rows: [ModemRecord] = []
         while ContinuousClock.now < deadline {
-            rows = (try? Registry(path: store, access: .existing).modems()) ?? rows
+            rows = (try? Registry(path: store, access: .existing).modems.all()) ?? rows
             if predicate(rows) { return rows }
             try await Task.sleep(for: .milliseconds(100))
         }

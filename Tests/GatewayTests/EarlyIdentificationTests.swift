@@ -26,19 +26,19 @@ struct EarlyIdentificationTests {
         }
         #expect(identified.imei == imei)
 
-        let row = try #require(try harness.registry.modem(imeiOrPort: imei))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: imei))
         #expect(row.port == path && row.state == "probing")
         #expect(row.dialect == "quectel-bg9x" && row.manufacturer == "Quectel" && row.model == "BG95-M3")
         #expect(row.firmware == "BG95M3LAR02A03" && row.baud == 115_200)
         #expect(row.imsi == nil && row.iccid == nil, "read after the IMEI: not yet")
-        #expect(try harness.registry.modems().count == 1)
+        #expect(try harness.registry.modems.all().count == 1)
         #expect(await harness.history(of: path) == [.probing, .probing])
         #expect(harness.gateway.states() == [path: .probing])
 
         // The probe is still blocked on AT+CPIN?; removing the port ends it, and the row with it.
         harness.vanish(path)
         try await harness.expect(path, .absent)
-        #expect(try harness.registry.modem(imeiOrPort: imei)?.state == "absent")
+        #expect(try harness.registry.modems.find(imeiOrPort: imei)?.state == "absent")
     }
 
     @Test(
@@ -56,9 +56,9 @@ struct EarlyIdentificationTests {
         #expect(secondary.failure?.code == .secondaryInterface)
         #expect(secondary.failure?.message.contains(a.path()) == true)
         #expect(await harness.history(of: b.path()) == [.probing, .notModem], "never identified as its own module")
-        let row = try #require(try harness.registry.modem(imeiOrPort: b.path()))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: b.path()))
         #expect(row.state == "not_modem" && row.imei == nil && row.lastError?.code == "SECONDARY_INTERFACE")
-        let module = try #require(try harness.registry.modem(imeiOrPort: SimulatedFamily.bg95.imei(port: 0)))
+        let module = try #require(try harness.registry.modems.find(imeiOrPort: SimulatedFamily.bg95.imei(port: 0)))
         #expect(module.port == a.path() && module.state == "ready")
         #expect(harness.gateway.states() == [a.path(): .ready, b.path(): .notModem])
     }
@@ -75,10 +75,10 @@ struct EarlyIdentificationTests {
         let failed = try await harness.expect(path, .failed)
         #expect(failed.failure?.code == .modemError && failed.imei == imei)
 
-        let row = try #require(try harness.registry.modem(imeiOrPort: path))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(row.imei == imei && row.state == "failed" && row.attempts == 1 && row.retryAt != nil)
         #expect(row.lastError?.code == "MODEM_ERROR")
-        #expect(try harness.registry.modems().count == 1)
+        #expect(try harness.registry.modems.all().count == 1)
         #expect(!(await harness.history(of: path)).contains(.configuring), "no bring-up after a failed probe")
 
         // Retried after the backoff (1 s of the manual clock), on the same row and the same claim.
@@ -87,7 +87,7 @@ struct EarlyIdentificationTests {
         try await harness.expect(path, .probing)
         try await harness.expect(path, "get its IMEI again") { $0.state == .probing && $0.imei == imei }
         try await harness.expect(path, .failed)
-        #expect(try harness.registry.modem(imeiOrPort: imei)?.attempts == 2)
-        #expect(try harness.registry.modems().count == 1)
+        #expect(try harness.registry.modems.find(imeiOrPort: imei)?.attempts == 2)
+        #expect(try harness.registry.modems.all().count == 1)
     }
 }

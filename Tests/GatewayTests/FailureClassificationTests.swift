@@ -1,6 +1,6 @@
 import ATKit
 import Foundation
-import Pairing
+import NBGWCore
 import Synchronization
 import Testing
 

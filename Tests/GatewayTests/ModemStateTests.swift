@@ -15,9 +15,9 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path)
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        try await registry.updateModem(port: "/dev/ttyUSB2", ModemRecord.Change(state: state.rawValue))
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB2")?.state == state.rawValue)
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        try await registry.modems.update(port: "/dev/ttyUSB2", ModemRecord.Change(state: state.rawValue))
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyUSB2")?.state == state.rawValue)
     }
 
     @Test("every failure code says what to do")

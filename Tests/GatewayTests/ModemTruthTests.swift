@@ -20,7 +20,7 @@ struct ModemTruthTests {
         let waiting = try await harness.expect(path, .waiting)
         #expect(waiting.reason?.code == "SIM_ABSENT")
         #expect(waiting.reason?.message.contains(SimulatedFamily.bg95.imei(port: 0)) == true)
-        let row = try #require(try harness.registry.modem(imeiOrPort: path))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(row.state == "waiting" && row.reason?.code == "SIM_ABSENT" && row.imsi == nil)
         #expect(harness.gateway.modem(path)?.reason?.code == "SIM_ABSENT")
 
@@ -28,7 +28,7 @@ struct ModemTruthTests {
         try await harness.expect(path, .configuring)
         try await harness.expect(path, .searching)
         try await harness.expect(path, .ready)
-        let ready = try #require(try harness.registry.modem(imeiOrPort: path))
+        let ready = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(ready.imsi == SimulatedFamily.bg95.imsi && ready.iccid == SimulatedFamily.bg95.iccid)
         #expect(ready.reason == nil)
         let history = await harness.history(of: path)
@@ -76,7 +76,7 @@ struct ModemTruthTests {
         harness.gateway.updateSIMPINs(SIMPINBook([.init(iccid: SimulatedFamily.bg95.iccid, pin: "2468")]))
         try await harness.expect(path, .ready)
         #expect(sim.simulator.statistics()[0].pinEntries == 1)
-        let audit = try harness.registry.auditLog().filter { $0.event == "sim_pin" }
+        let audit = try harness.registry.audit.entries().filter { $0.event == "sim_pin" }
         #expect(audit.count == 1 && audit[0].imei == imei && audit[0].code == "OK")
         #expect(audit[0].detail?.contains("2468") == false, "the PIN is never written")
     }
@@ -153,7 +153,7 @@ struct ModemTruthTests {
         let waiting = try await harness.expect(path, .waiting)
         #expect(waiting.reason?.code == "REGISTRATION_DENIED")
         #expect(waiting.reason?.message.contains("#15 no suitable cells in tracking area") == true)
-        let row = try #require(try harness.registry.modem(imeiOrPort: path))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(row.state == "waiting" && row.registration.stat == 3 && row.registration.rejectCause == 15)
         #expect(row.attempts == 0 && row.retryAt == nil, "a denial is no failure to back off from")
         #expect(harness.gateway.counters().registrationsCreated == 0)
@@ -286,7 +286,7 @@ struct ModemTruthTests {
             $0.state == .failed && $0.reason?.code == "NOT_RESPONDING"
         }
         #expect(gaveUp.reason?.message.contains("power-cycle") == true)
-        let row = try #require(try harness.registry.modem(imeiOrPort: path))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(row.reason?.code == "NOT_RESPONDING" && row.retryAt == nil)
         #expect(harness.clock.sleeperCount == 0, "no backoff runs: it waits for an operator")
     }

@@ -35,7 +35,7 @@ struct ScaleTests {
         #expect(deviceIDs.count == 64)
         #expect(harness.gateway.snapshot()[.ready] == 64)
 
-        let rows = try harness.registry.modems()
+        let rows = try harness.registry.modems.all()
         #expect(rows.count == 64)
         for port in sim.ports {
             let family = try #require(SimulatedFamily.named(port.family))
@@ -52,6 +52,6 @@ struct ScaleTests {
         #expect(counters.registrationsCreated == 64 && counters.registrationsFailed == 0)
         #expect(try harness.registry.devices().count == 64)
         await harness.shutDown()
-        #expect(try harness.registry.modems().allSatisfy { $0.state == "absent" })
+        #expect(try harness.registry.modems.all().allSatisfy { $0.state == "absent" })
     }
 }

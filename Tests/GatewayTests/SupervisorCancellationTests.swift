@@ -14,7 +14,7 @@ struct SupervisorCancellationTests {
     func transitionLandsWhenCancelled() async throws {
         let harness = try GatewayHarness()
         let path = "/dev/ttyNBGW-cancelled"
-        _ = try await harness.registry.beginModemProbe(port: path)
+        _ = try await harness.registry.modems.beginProbe(port: path)
         let context = harness.gateway.context
         let entry = try #require(context.directory.begin(ModemPort(path: path, origin: .config)))
         let supervisor = ModemSupervisor(entry: entry, context: context)
@@ -25,6 +25,6 @@ struct SupervisorCancellationTests {
             await supervisor.transition(to: .absent)
         }
         await task.value
-        #expect(try harness.registry.modem(imeiOrPort: path)?.state == "absent")
+        #expect(try harness.registry.modems.find(imeiOrPort: path)?.state == "absent")
     }
 }

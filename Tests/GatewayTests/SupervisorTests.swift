@@ -31,7 +31,7 @@ struct SupervisorTests {
         #expect(device.model == "BG95-M3" && device.manufacturer == "Quectel" && device.productID == "BG95-M3")
         #expect(device.imsi == SimulatedFamily.bg95.imsi && device.iccid == SimulatedFamily.bg95.iccid)
 
-        let row = try #require(try harness.registry.modem(imeiOrPort: imei))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: imei))
         #expect(row.port == path && row.state == "ready" && row.deviceID == device.deviceID)
         #expect(row.dialect == "quectel-bg9x" && row.model == "BG95-M3" && row.firmware == "BG95M3LAR02A03")
         #expect(row.baud == 115_200 && row.attempts == 0 && row.lastError == nil)
@@ -40,7 +40,7 @@ struct SupervisorTests {
         #expect(row.registration.operator == "26201")
         // The first poll runs on entering ready: +CSQ 20 → −73 dBm, +CESQ rsrp 55 → −86 dBm, rsrq 20 → −10 dB.
         try await eventually("the signal poll is recorded") {
-            let signal = try harness.registry.modem(imeiOrPort: imei)?.signal
+            let signal = try harness.registry.modems.find(imeiOrPort: imei)?.signal
             return signal?.rssiDBm == -73 && signal?.rsrpDBm == -86 && signal?.rsrqDB == -10
         }
         #expect(harness.gateway.snapshot()[.ready] == 1)
@@ -61,7 +61,7 @@ struct SupervisorTests {
         let first = try await harness.expect(path, .failed)
         #expect(first.failure?.code == .bringUpFailed)
         #expect(first.reason?.code == "BRING_UP_FAILED")
-        let row = try #require(try harness.registry.modem(imeiOrPort: path))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: path))
         #expect(row.state == "failed" && row.attempts == 1)
         #expect(row.lastError?.code == "BRING_UP_FAILED" && row.retryAt != nil)
         #expect(row.reason?.code == "BRING_UP_FAILED")
@@ -76,7 +76,7 @@ struct SupervisorTests {
         try await harness.expect(path, .probing)
         let second = try await harness.expect(path, .failed)
         #expect(second.failure?.code == .bringUpFailed)
-        #expect(try harness.registry.modem(imeiOrPort: path)?.attempts == 2)
+        #expect(try harness.registry.modems.find(imeiOrPort: path)?.attempts == 2)
 
         // Second backoff: 2 s.
         await harness.clock.waitForSleepers(1)
@@ -86,7 +86,7 @@ struct SupervisorTests {
         harness.clock.advance(by: .seconds(1))
         try await harness.expect(path, .probing)
         try await harness.expect(path, .failed)
-        #expect(try harness.registry.modem(imeiOrPort: path)?.attempts == 3)
+        #expect(try harness.registry.modems.find(imeiOrPort: path)?.attempts == 3)
         #expect(sim.simulator.statistics()[0].reboots == 0, "a refused setting is no reason to reset the module")
     }
 
@@ -105,7 +105,7 @@ struct SupervisorTests {
         #expect(!(await harness.history(of: path)).contains(.failed), "a reboot while ready is no failure")
         let counters = harness.gateway.counters()
         #expect(counters.registrationsCreated == 1 && counters.registrationsExisting == 1)
-        #expect(try harness.registry.modems().count == 1)
+        #expect(try harness.registry.modems.all().count == 1)
     }
 
     @Test("a hang-up marks the modem absent and stops its supervisor; the other port carries on")
@@ -119,17 +119,17 @@ struct SupervisorTests {
         sim.simulator.inject(.hangUp(afterCommands: 0), port: 0)
         let gone = try await harness.expect(sim.path(0), .absent)
         #expect(gone.failure?.code == .deadPort)
-        let row = try #require(try harness.registry.modem(imeiOrPort: SimulatedFamily.bg95.imei(port: 0)))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: SimulatedFamily.bg95.imei(port: 0)))
         #expect(row.state == "absent" && row.deviceID != nil)
         #expect(harness.gateway.snapshot()[.absent] == 1 && harness.gateway.snapshot()[.ready] == 1)
-        #expect(try harness.registry.modem(imeiOrPort: sim.path(1))?.state == "ready")
+        #expect(try harness.registry.modems.find(imeiOrPort: sim.path(1))?.state == "ready")
 
         // The live port still answers; shutting the gateway down closes it within a bounded time.
         let clock = ContinuousClock()
         let start = clock.now
         await harness.shutDown()
         #expect(start.duration(to: clock.now) < .seconds(3))
-        #expect(try harness.registry.modem(imeiOrPort: sim.path(1))?.state == "absent")
+        #expect(try harness.registry.modems.find(imeiOrPort: sim.path(1))?.state == "absent")
     }
 
     @Test("a vanished port is cancelled at once, even while a command waits for an answer that never comes")
@@ -150,7 +150,7 @@ struct SupervisorTests {
         harness.vanish(path)
         try await harness.expect(path, .absent, within: .seconds(3))
         #expect(start.duration(to: clock.now) < .seconds(2))
-        #expect(try harness.registry.modem(imeiOrPort: path)?.state == "absent")
+        #expect(try harness.registry.modems.find(imeiOrPort: path)?.state == "absent")
         harness.endEvents()
         await harness.finished()
     }
@@ -172,7 +172,7 @@ struct SupervisorTests {
         harness.appear(second.path())
         let replugged = try await harness.expect(second.path(), .ready)
         #expect(replugged.imei == imei && replugged.deviceID == original.deviceID)
-        let rows = try harness.registry.modems().filter { $0.imei == imei }
+        let rows = try harness.registry.modems.all().filter { $0.imei == imei }
         #expect(rows.count == 1)
         #expect(rows.first?.port == second.path() && rows.first?.deviceID == original.deviceID)
         #expect(try harness.registry.devices().count == 1)
@@ -190,9 +190,9 @@ struct SupervisorTests {
         let secondary = try await harness.expect(b.path(), .notModem)
         #expect(secondary.failure?.code == .secondaryInterface)
         #expect(secondary.failure?.message.contains(a.path()) == true)
-        let row = try #require(try harness.registry.modem(imeiOrPort: b.path()))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: b.path()))
         #expect(row.state == "not_modem" && row.imei == nil && row.lastError?.code == "SECONDARY_INTERFACE")
-        #expect(try harness.registry.modem(imeiOrPort: SimulatedFamily.bg95.imei(port: 0))?.port == a.path())
+        #expect(try harness.registry.modems.find(imeiOrPort: SimulatedFamily.bg95.imei(port: 0))?.port == a.path())
     }
 
     @Test("a port that answers nothing becomes not_modem quickly and is never retried")
@@ -213,7 +213,7 @@ struct SupervisorTests {
         harness.endEvents()
         await harness.finished()
         #expect(await harness.history(of: sim.path()) == [.probing, .notModem])
-        let row = try #require(try harness.registry.modem(imeiOrPort: sim.path()))
+        let row = try #require(try harness.registry.modems.find(imeiOrPort: sim.path()))
         #expect(row.state == "not_modem" && row.lastError?.code == "NOT_A_MODEM")
         #expect(harness.gateway.snapshot()[.notModem] == 1)
         #expect(harness.gateway.counters().atTimeouts == 0, "a silent port's wake-up ATs are no timeouts")
@@ -236,19 +236,19 @@ struct SupervisorTests {
         // A silent port alone costs 5 speeds × 3 × 250 ms ≈ 3.8 s.
         #expect(start.duration(to: clock.now) < .seconds(3))
         #expect(harness.gateway.snapshot()[.notModem] == 3)
-        #expect(try harness.registry.modems().filter { $0.state == "ready" }.map(\.port) == [sim.path(2)])
-        #expect(try harness.registry.modem(imeiOrPort: sim.path(1))?.lastError?.code == "SECONDARY_INTERFACE")
+        #expect(try harness.registry.modems.all().filter { $0.state == "ready" }.map(\.port) == [sim.path(2)])
+        #expect(try harness.registry.modems.find(imeiOrPort: sim.path(1))?.lastError?.code == "SECONDARY_INTERFACE")
 
         // A stopped port that goes away is absent; a late sibling is stopped at once.
         harness.vanish(sim.path(0))
         try await eventually("the vanished sibling's row is absent") {
-            try harness.registry.modem(imeiOrPort: sim.path(0))?.state == "absent"
+            try harness.registry.modems.find(imeiOrPort: sim.path(0))?.state == "absent"
         }
         #expect(harness.gateway.states()[sim.path(0)] == .absent)
         harness.appear(sim.path(0), deviceKey: "/sys/devices/usb1/1-1")
         let late = try await harness.expect(sim.path(0), .notModem)
         #expect(late.failure?.code == .secondaryInterface && late.failure?.message.contains(sim.path(2)) == true)
-        #expect(try harness.registry.modem(imeiOrPort: sim.path(0))?.state == "not_modem")
+        #expect(try harness.registry.modems.find(imeiOrPort: sim.path(0))?.state == "not_modem")
     }
 }
 

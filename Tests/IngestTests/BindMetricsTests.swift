@@ -2,7 +2,7 @@
 // (Package.swift); until it is declared this suite is compiled out.
 #if canImport(MetricsTestKit)
 import MetricsTestKit
-import Pairing
+import NBGWCore
 import Provisioning
 import Testing
 

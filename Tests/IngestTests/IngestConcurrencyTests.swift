@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
-import Pairing
 import Provisioning
 import Registry
 import Testing
@@ -41,10 +40,10 @@ struct IngestConcurrencyTests {
         #expect(replies.filter { $0.status == 409 && $0.code == "DEVICE_ALREADY_BOUND" }.count == 31)
         let binding = try #require(try fixture.registry.binding(deviceID: fixture.ids[0]))
         #expect(binding.operator == fixture.keyName)
-        let audit = try fixture.registry.auditLog(deviceID: fixture.ids[0])
+        let audit = try fixture.registry.audit.entries(deviceID: fixture.ids[0])
         #expect(audit.filter { $0.event == "bind" }.count == 1)
         #expect(audit.filter { $0.event == "bind_rejected" }.count == 31)
-        let trail = try fixture.registry.ingestAudit(deviceID: fixture.ids[0])
+        let trail = try fixture.registry.audit.ingestTrail(deviceID: fixture.ids[0])
         #expect(trail.count == 32)
         #expect(Set(trail.compactMap(\.auditID)).count == 32)
     }

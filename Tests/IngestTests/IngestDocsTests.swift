@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
-import Pairing
+import NBGWCore
 import Testing
 
 @Suite("docs/ingest-api.yaml matches the server")

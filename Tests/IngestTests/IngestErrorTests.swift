@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Ingest
-import Pairing
+import NBGWCore
 import Registry
 import Synchronization
 import Testing
@@ -68,10 +68,14 @@ struct IngestErrorTests {
             #expect(unknownAccount.code == "UNKNOWN_ACCOUNT")
         }
         // Refused binds of registered devices (6 rule failures and the conflict) are audited with the key as operator.
-        let rejected = try fixture.registry.auditLog(deviceID: fixture.ids[0]).filter { $0.event == "bind_rejected" }
+        let rejected = try fixture.registry.audit.entries(deviceID: fixture.ids[0]).filter {
+            $0.event == "bind_rejected"
+        }
         #expect(rejected.count == 7)
         #expect(rejected.allSatisfy { $0.operator == fixture.keyName && $0.source == "http" })
-        let trail = try fixture.registry.ingestAudit(deviceID: fixture.ids[0]).filter { $0.event == "bind_rejected" }
+        let trail = try fixture.registry.audit.ingestTrail(deviceID: fixture.ids[0]).filter {
+            $0.event == "bind_rejected"
+        }
         #expect(trail.count == 7)
         #expect(trail.allSatisfy { $0.auditID != nil && $0.clientAddress.hasPrefix("127.0.0.1:") })
     }
@@ -112,8 +116,8 @@ struct IngestErrorTests {
     func authentication() async throws {
         let fixture = try await IngestFixture(devices: 2)
         let revoked = try IngestAPIKeys.create(name: "old-scanner", registry: fixture.registry).key
-        try fixture.registry.revokeAPIKey(name: "old-scanner")
-        let auditBefore = try fixture.registry.auditLog().count
+        try fixture.registry.apiKeys.revoke(name: "old-scanner")
+        let auditBefore = try fixture.registry.audit.entries().count
         try await fixture.withServer { client in
             let body = jsonBody(["qr": fixture.labels[0], "account": "alice", "home": "lab"])
             var wrong = Array(fixture.key)
@@ -141,9 +145,9 @@ struct IngestErrorTests {
             }
         }
         #expect(try fixture.registry.bindings().isEmpty)
-        #expect(try fixture.registry.auditLog().count == auditBefore)
-        #expect(try fixture.registry.ingestAudit().isEmpty)
-        let keys = try fixture.registry.apiKeys()
+        #expect(try fixture.registry.audit.entries().count == auditBefore)
+        #expect(try fixture.registry.audit.ingestTrail().isEmpty)
+        let keys = try fixture.registry.apiKeys.all()
         #expect(keys.map(\.name) == ["old-scanner", fixture.keyName])
         #expect(keys[0].revokedAt != nil && keys[1].revokedAt == nil)
     }
@@ -151,7 +155,7 @@ struct IngestErrorTests {
     @Test("Oversize, malformed, non-object and unknown-field bodies are refused before the store")
     func bodies() async throws {
         let fixture = try await IngestFixture(devices: 1)
-        let auditBefore = try fixture.registry.auditLog().count
+        let auditBefore = try fixture.registry.audit.entries().count
         try await fixture.withServer { client in
             let headers = fixture.headers()
             let big = jsonBody(["qr": String(repeating: "x", count: 20_000), "account": "alice", "home": "lab"])
@@ -192,7 +196,7 @@ struct IngestErrorTests {
             #expect(unknownField.message?.contains("\"admin\"") == true)
         }
         #expect(try fixture.registry.bindings().isEmpty)
-        #expect(try fixture.registry.auditLog().count == auditBefore)
+        #expect(try fixture.registry.audit.entries().count == auditBefore)
     }
 
     @Test("Query items are form-decoded (+ is a space); malformed escapes and repeated items are 400")

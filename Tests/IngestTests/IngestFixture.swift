@@ -5,7 +5,6 @@ import Hummingbird
 import HummingbirdTesting
 import Ingest
 import Logging
-import Pairing
 import Provisioning
 import Registry
 

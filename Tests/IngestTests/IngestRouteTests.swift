@@ -156,7 +156,7 @@ struct IngestRouteTests {
             #expect(missing.status == 404)
             #expect(missing.code == "UNKNOWN_DEVICE")
         }
-        let unbind = try #require(try fixture.registry.auditLog(deviceID: fixture.ids[0]).last)
+        let unbind = try #require(try fixture.registry.audit.entries(deviceID: fixture.ids[0]).last)
         #expect(unbind.event == "unbind")
         #expect(unbind.operator == fixture.keyName)
     }
@@ -250,13 +250,13 @@ struct IngestRouteTests {
         // The daemon has seen the first device on a port and brought it to ready; the others never.
         let devices = try fixture.registry.devices(limit: 3)
         let seen = try #require(devices.first)
-        _ = try await fixture.registry.beginModemProbe(port: "/dev/ttyUSB2")
-        _ = try await fixture.registry.recordModemIdentity(
+        _ = try await fixture.registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        _ = try await fixture.registry.modems.recordIdentity(
             port: "/dev/ttyUSB2",
             ModemRecord.Identity(imei: seen.imei, manufacturer: "Quectel", model: "BC66"),
             state: "ready"
         )
-        _ = try await fixture.registry.updateModem(
+        _ = try await fixture.registry.modems.update(
             port: "/dev/ttyUSB2",
             ModemRecord.Change(signal: ModemRecord.Signal(rssiDBm: -71, rsrpDBm: -98), seen: true)
         )

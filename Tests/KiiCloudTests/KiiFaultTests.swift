@@ -3,7 +3,6 @@ import DeviceIdentity
 import Foundation
 import KiiCloud
 import KiiEmulatorKit
-import Pairing
 import Provisioning
 import Registry
 import Testing

@@ -2,7 +2,6 @@ import Cloud
 import DeviceIdentity
 import KiiCloud
 import KiiEmulatorKit
-import Pairing
 import Provisioning
 import Registry
 import Testing

@@ -4,7 +4,6 @@ import DeviceIdentity
 import Foundation
 import KiiCloud
 import KiiEmulatorKit
-import Pairing
 import Provisioning
 import Registry
 import Testing
@@ -78,7 +77,7 @@ struct KiiRefusalTests {
             #expect(error.code == .deviceAlreadyBound)
             #expect(error.message.contains("another password"))
             #expect(try h.emulator.stats().effects("onboard") == 1)
-            #expect(try h.registry.outboxEntries(states: [.dead], limit: 10).count == 1)
+            #expect(try h.registry.outbox.entries(states: [.dead], limit: 10).count == 1)
         }
     }
 }

@@ -1,4 +1,5 @@
 import DeviceIdentity
+import NBGWCore
 import Testing
 
 @testable import Pairing

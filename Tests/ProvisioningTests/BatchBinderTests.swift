@@ -1,7 +1,6 @@
 import Cloud
 import DeviceIdentity
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing
@@ -105,7 +104,7 @@ struct BatchBinderTests {
         #expect(summary.ignoredColumns == ["colour"])
         #expect(try f.registry.binding(deviceID: f.ids[4])?.account == "bob")
         #expect(try f.registry.binding(deviceID: f.ids[0])?.source == .csv)
-        let audit = try f.registry.auditLog(deviceID: f.ids[0])
+        let audit = try f.registry.audit.entries(deviceID: f.ids[0])
         #expect(audit.filter { $0.event == "bind" }.count == 1)
     }
 
@@ -120,7 +119,7 @@ struct BatchBinderTests {
         #expect(second.unchanged == 6)
         #expect(second.jobId != first.jobId)
         #expect(try f.registry.bindings().count == 6)
-        #expect(try f.registry.auditLog().filter { $0.event == "bind" }.count == 6)
+        #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.count == 6)
     }
 
     @Test("A dry run validates against the store and writes only the report")
@@ -134,7 +133,7 @@ struct BatchBinderTests {
         #expect(summary.failuresByCode == ["DUPLICATE_IN_FILE": 1, "QR_PROTOCOL_NOT_RECOGNIZED": 1])
         #expect(summary.jobId == nil)
         #expect(try f.registry.bindings().isEmpty)
-        #expect(try f.registry.auditLog().filter { $0.event == "bind" }.isEmpty)
+        #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.isEmpty)
         #expect(try f.report(input + ".report.csv").count == 3)
     }
 

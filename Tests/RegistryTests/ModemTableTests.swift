@@ -1,7 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Registry
 import Testing
 
@@ -37,14 +37,14 @@ import Testing
 
     @Test("a probed port gets a row without IMEI, then the IMEI and the identity")
     func probeThenIdentity() async throws {
-        let probing = try await registry.beginModemProbe(
+        let probing = try await registry.modems.beginProbe(
             port: "/dev/ttyUSB2",
             deviceKey: "/sys/devices/usb1/1-1",
             attributes: ["vid_pid": "2c7c:0700", "interface": "02"]
         )
         #expect(probing.state == "probing" && probing.imei == nil && probing.attributes["vid_pid"] == "2c7c:0700")
         clock.advance(by: 2)
-        let identified = try await registry.recordModemIdentity(
+        let identified = try await registry.modems.recordIdentity(
             port: "/dev/ttyUSB2",
             Self.identity(),
             state: "configuring"
@@ -56,14 +56,14 @@ import Testing
         #expect(identified.registration.stat == 2 && identified.signal.rssiDBm == -77)
         #expect(identified.stateSince > probing.stateSince && identified.firstSeen == probing.firstSeen)
         #expect(identified.deviceKey == "/sys/devices/usb1/1-1")
-        #expect(try registry.modems().count == 1)
+        #expect(try registry.modems.all().count == 1)
     }
 
     @Test("an IMEI recorded while the probe runs joins the probing row; the full identity completes the same row")
     func imeiBeforeTheFullIdentity() async throws {
-        let probing = try await registry.beginModemProbe(port: "/dev/ttyUSB2", deviceKey: "/sys/devices/usb1/1-1")
+        let probing = try await registry.modems.beginProbe(port: "/dev/ttyUSB2", deviceKey: "/sys/devices/usb1/1-1")
         clock.advance(by: 1)
-        let early = try await registry.recordModemIMEI(
+        let early = try await registry.modems.recordIMEI(
             port: "/dev/ttyUSB2",
             imei: Self.imei,
             dialect: "quectel-bc95",
@@ -77,14 +77,14 @@ import Testing
         #expect(early.deviceKey == "/sys/devices/usb1/1-1" && early.lastSeen > probing.lastSeen)
 
         clock.advance(by: 1)
-        let full = try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "configuring")
+        let full = try await registry.modems.recordIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "configuring")
         #expect(
             full.firstSeen == probing.firstSeen && full.state == "configuring" && full.stateSince > early.stateSince
         )
         #expect(full.imsi == "460001234567890" && full.firmware == "V100R100C10B657SP2")
-        #expect(try registry.modems().count == 1)
+        #expect(try registry.modems.all().count == 1)
         await #expect(throws: NBGWError.self) {
-            try await registry.recordModemIMEI(port: "/dev/ttyUSB2", imei: "12345")
+            try await registry.modems.recordIMEI(port: "/dev/ttyUSB2", imei: "12345")
         }
     }
 
@@ -98,38 +98,43 @@ import Testing
                 minted: true
             )
         ).device
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        try await registry.modems.recordIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
         let first = try #require(
-            try await registry.updateModem(
+            try await registry.modems.update(
                 port: "/dev/ttyUSB2",
                 ModemRecord.Change(state: "ready", deviceID: device.deviceID)
             )
         )
-        try await registry.markModemAbsent(port: "/dev/ttyUSB2")
+        try await registry.modems.markAbsent(port: "/dev/ttyUSB2")
 
         clock.advance(by: 60)
-        try await registry.beginModemProbe(port: "/dev/ttyUSB5")
-        let early = try await registry.recordModemIMEI(port: "/dev/ttyUSB5", imei: Self.imei, model: nil, baud: 115_200)
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB5")
+        let early = try await registry.modems.recordIMEI(
+            port: "/dev/ttyUSB5",
+            imei: Self.imei,
+            model: nil,
+            baud: 115_200
+        )
         #expect(early.port == "/dev/ttyUSB5" && early.state == "probing" && early.firstSeen == first.firstSeen)
         #expect(early.deviceID == device.deviceID && early.imsi == "460001234567890", "the module's own row")
         #expect(early.model == "BC95HB-02-STD_850" && early.baud == 115_200, "nil leaves a column alone")
-        #expect(try registry.modems().count == 1, "the new port's IMEI-less row is gone")
+        #expect(try registry.modems.all().count == 1, "the new port's IMEI-less row is gone")
 
         // Another module behind the same node before the full identity: the row goes absent.
-        let other = try await registry.recordModemIMEI(port: "/dev/ttyUSB5", imei: Self.otherIMEI)
+        let other = try await registry.modems.recordIMEI(port: "/dev/ttyUSB5", imei: Self.otherIMEI)
         #expect(other.imei == Self.otherIMEI && other.state == "probing" && other.deviceID == nil)
-        #expect(try registry.modem(imeiOrPort: Self.imei)?.state == "absent")
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB5")?.imei == Self.otherIMEI)
+        #expect(try registry.modems.find(imeiOrPort: Self.imei)?.state == "absent")
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyUSB5")?.imei == Self.otherIMEI)
     }
 
     @Test("updates change only what they name; the state's timestamp moves only when the state changes")
     func updates() async throws {
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "searching")
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        try await registry.modems.recordIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "searching")
         clock.advance(by: 5)
         let registered = try #require(
-            try await registry.updateModem(
+            try await registry.modems.update(
                 port: "/dev/ttyUSB2",
                 ModemRecord.Change(
                     state: "searching",
@@ -154,7 +159,7 @@ import Testing
 
         clock.advance(by: 5)
         let failed = try #require(
-            try await registry.updateModem(
+            try await registry.modems.update(
                 port: "/dev/ttyUSB2",
                 ModemRecord.Change(
                     state: "failed",
@@ -169,14 +174,14 @@ import Testing
         #expect(failed.registration.tac == "0A0B", "untouched")
 
         let ready = try #require(
-            try await registry.updateModem(
+            try await registry.modems.update(
                 port: "/dev/ttyUSB2",
                 ModemRecord.Change(state: "ready", attempts: 0, clearsRetry: true)
             )
         )
         #expect(ready.retryAt == nil && ready.attempts == 0)
         #expect(ready.lastError?.code == "REGISTRATION_DENIED", "the last error stays for the operator")
-        #expect(try await registry.updateModem(port: "/dev/ttyUSB9", ModemRecord.Change(state: "ready")) == nil)
+        #expect(try await registry.modems.update(port: "/dev/ttyUSB9", ModemRecord.Change(state: "ready")) == nil)
     }
 
     @Test("a replug on another port moves the IMEI's row there: one row, same device id, first sighting kept")
@@ -189,73 +194,77 @@ import Testing
                 minted: true
             )
         ).device
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        try await registry.modems.recordIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "registering")
         let first = try #require(
-            try await registry.updateModem(
+            try await registry.modems.update(
                 port: "/dev/ttyUSB2",
                 ModemRecord.Change(state: "ready", deviceID: device.deviceID)
             )
         )
-        #expect(try await registry.markModemAbsent(port: "/dev/ttyUSB2"))
+        #expect(try await registry.modems.markAbsent(port: "/dev/ttyUSB2"))
 
         clock.advance(by: 60)
-        try await registry.beginModemProbe(port: "/dev/ttyUSB5")
-        #expect(try registry.modems().count == 2, "the new port's row has no IMEI yet")
-        let moved = try await registry.recordModemIdentity(port: "/dev/ttyUSB5", Self.identity(), state: "configuring")
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB5")
+        #expect(try registry.modems.all().count == 2, "the new port's row has no IMEI yet")
+        let moved = try await registry.modems.recordIdentity(
+            port: "/dev/ttyUSB5",
+            Self.identity(),
+            state: "configuring"
+        )
         #expect(moved.port == "/dev/ttyUSB5" && moved.deviceID == device.deviceID && moved.firstSeen == first.firstSeen)
-        let rows = try registry.modems()
+        let rows = try registry.modems.all()
         #expect(rows.count == 1)
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB5")?.imei == Self.imei)
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB2") == nil)
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyUSB5")?.imei == Self.imei)
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyUSB2") == nil)
     }
 
     @Test("a different module on a known port: the old module's row goes absent, the new one gets its own")
     func swapOnTheSamePort() async throws {
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        try await registry.recordModemIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "ready")
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        try await registry.modems.recordIdentity(port: "/dev/ttyUSB2", Self.identity(), state: "ready")
         // Re-probe (after a reboot) finds another module behind the same node.
-        try await registry.beginModemProbe(port: "/dev/ttyUSB2")
-        let other = try await registry.recordModemIdentity(
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB2")
+        let other = try await registry.modems.recordIdentity(
             port: "/dev/ttyUSB2",
             Self.identity(Self.otherIMEI, model: "BC66"),
             state: "configuring"
         )
         #expect(other.imei == Self.otherIMEI && other.model == "BC66")
-        let old = try #require(try registry.modem(imeiOrPort: Self.imei))
+        let old = try #require(try registry.modems.find(imeiOrPort: Self.imei))
         #expect(old.state == "absent" && old.port == "/dev/ttyUSB2")
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB2")?.imei == Self.otherIMEI, "the present row wins")
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyUSB2")?.imei == Self.otherIMEI, "the present row wins")
     }
 
     @Test("an IMEI-less row of a port is reused, so a silent port does not pile up rows across restarts")
     func reusesIMEILessRows() async throws {
-        try await registry.beginModemProbe(port: "/dev/ttyUSB0")
-        try await registry.updateModem(port: "/dev/ttyUSB0", ModemRecord.Change(state: "not_modem"))
-        #expect(try registry.markAllModemsAbsent() == 1)
-        try await registry.beginModemProbe(port: "/dev/ttyUSB0")
-        let rows = try registry.modems()
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB0")
+        try await registry.modems.update(port: "/dev/ttyUSB0", ModemRecord.Change(state: "not_modem"))
+        #expect(try registry.modems.markAllAbsent() == 1)
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB0")
+        let rows = try registry.modems.all()
         #expect(rows.count == 1 && rows.first?.state == "probing")
     }
 
     @Test("at start every row that claims a live state is marked absent")
     func markAllAbsent() async throws {
         for (index, state) in ["probing", "ready", "failed", "not_modem"].enumerated() {
-            try await registry.beginModemProbe(port: "/dev/ttyUSB\(index)")
-            try await registry.updateModem(port: "/dev/ttyUSB\(index)", ModemRecord.Change(state: state))
+            try await registry.modems.beginProbe(port: "/dev/ttyUSB\(index)")
+            try await registry.modems.update(port: "/dev/ttyUSB\(index)", ModemRecord.Change(state: state))
         }
-        try await registry.markModemAbsent(port: "/dev/ttyUSB3")
-        #expect(try registry.markAllModemsAbsent() == 3)
-        #expect(try registry.modems().allSatisfy { $0.state == "absent" })
-        #expect(try registry.markAllModemsAbsent() == 0)
+        try await registry.modems.markAbsent(port: "/dev/ttyUSB3")
+        #expect(try registry.modems.markAllAbsent() == 3)
+        #expect(try registry.modems.all().allSatisfy { $0.state == "absent" })
+        #expect(try registry.modems.markAllAbsent() == 0)
     }
 
     @Test("listing: present rows by port first, then absent ones")
     func ordering() async throws {
         for port in ["/dev/ttyUSB3", "/dev/ttyUSB1", "/dev/ttyUSB2"] {
-            try await registry.beginModemProbe(port: port)
+            try await registry.modems.beginProbe(port: port)
         }
-        try await registry.markModemAbsent(port: "/dev/ttyUSB1")
-        #expect(try registry.modems().map(\.port) == ["/dev/ttyUSB2", "/dev/ttyUSB3", "/dev/ttyUSB1"])
+        try await registry.modems.markAbsent(port: "/dev/ttyUSB1")
+        #expect(try registry.modems.all().map(\.port) == ["/dev/ttyUSB2", "/dev/ttyUSB3", "/dev/ttyUSB1"])
     }
 
     @Test("the schema refuses two present rows on one port, bad IMEIs, unknown states and another IMEI's device")
@@ -295,14 +304,14 @@ import Testing
 
     @Test("lookup by IMEI or port; unknown keys give nil")
     func lookup() async throws {
-        try await registry.beginModemProbe(port: "/dev/ttyACM0")
-        try await registry.recordModemIdentity(port: "/dev/ttyACM0", Self.identity(), state: "ready")
-        #expect(try registry.modem(imeiOrPort: Self.imei)?.port == "/dev/ttyACM0")
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyACM0")?.imei == Self.imei)
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyACM9") == nil)
-        #expect(try registry.modem(imeiOrPort: Self.otherIMEI) == nil)
+        try await registry.modems.beginProbe(port: "/dev/ttyACM0")
+        try await registry.modems.recordIdentity(port: "/dev/ttyACM0", Self.identity(), state: "ready")
+        #expect(try registry.modems.find(imeiOrPort: Self.imei)?.port == "/dev/ttyACM0")
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyACM0")?.imei == Self.imei)
+        #expect(try registry.modems.find(imeiOrPort: "/dev/ttyACM9") == nil)
+        #expect(try registry.modems.find(imeiOrPort: Self.otherIMEI) == nil)
         await #expect(throws: NBGWError.self) {
-            try await registry.recordModemIdentity(port: "/dev/ttyACM0", Self.identity("12345"), state: "ready")
+            try await registry.modems.recordIdentity(port: "/dev/ttyACM0", Self.identity("12345"), state: "ready")
         }
     }
 }

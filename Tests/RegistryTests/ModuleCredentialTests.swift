@@ -1,6 +1,6 @@
 import DeviceIdentity
 import Foundation
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry

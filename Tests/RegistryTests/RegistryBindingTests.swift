@@ -1,7 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry
@@ -107,7 +107,7 @@ struct RegistryBindingTests {
             )
         }
         #expect(try f.registry.bindings().isEmpty)
-        let rejected = try f.registry.auditLog().filter { $0.event == "bind_rejected" }.compactMap(\.code)
+        let rejected = try f.registry.audit.entries().filter { $0.event == "bind_rejected" }.compactMap(\.code)
         #expect(
             rejected == [
                 "GUEST_NOT_ALLOWED_STRONG_BIND", "HOME_ACCESS_DENIED", "UNKNOWN_ACCOUNT", "UNKNOWN_HOME",
@@ -138,7 +138,7 @@ struct RegistryBindingTests {
         let tokensBefore = try f.registry.pool.read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM pairing_token")
         }
-        let eventsBefore = try f.registry.auditLog().map(\.event)
+        let eventsBefore = try f.registry.audit.entries().map(\.event)
         #expect(try f.bind(f.meter, "alice", "alice-home").status == .bound)
         let tokenID = try f.registry.pool.read { db in
             try Row.fetchOne(
@@ -153,10 +153,10 @@ struct RegistryBindingTests {
             try f.registry.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM pairing_token") }
                 == tokensBefore
         )
-        let bindAudit = try #require(try f.registry.auditLog(deviceID: f.meter.deviceID).last)
+        let bindAudit = try #require(try f.registry.audit.entries(deviceID: f.meter.deviceID).last)
         #expect(bindAudit.event == "bind")
         #expect(bindAudit.detail == nil)
-        #expect(try f.registry.auditLog().map(\.event) == eventsBefore + ["bind"])
+        #expect(try f.registry.audit.entries().map(\.event) == eventsBefore + ["bind"])
     }
 
     @Test("A token of another home or an unknown token is invalid")

@@ -2,7 +2,7 @@ import DeviceIdentity
 import Dispatch
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry
@@ -130,7 +130,7 @@ struct RegistryGroupCommitTests {
         #expect(after.groups - before.groups == 1)
         #expect(after.binds - before.binds == 64)
         #expect(try f.registry.bindings(account: "alice").count == 64)
-        #expect(try f.registry.auditLog().filter { $0.event == "bind" }.count == 64)
+        #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.count == 64)
     }
 
     @Test("Two owners binding one device in the same group: the first wins, the second is refused and audited")
@@ -146,7 +146,7 @@ struct RegistryGroupCommitTests {
         #expect((try? results[0].get().status) == .bound)
         #expect(results[1].failureCode == .deviceAlreadyBound)
         #expect(try f.registry.binding(deviceID: f.meter.deviceID)?.account == "alice")
-        let events = try f.registry.auditLog(deviceID: f.meter.deviceID).map { "\($0.event):\($0.code ?? "")" }
+        let events = try f.registry.audit.entries(deviceID: f.meter.deviceID).map { "\($0.event):\($0.code ?? "")" }
         #expect(events.sorted() == ["bind:", "bind_rejected:DEVICE_ALREADY_BOUND", "register:"])
     }
 
@@ -170,7 +170,7 @@ struct RegistryGroupCommitTests {
         #expect((try? results[3].get().status) == .bound)
         #expect(try f.registry.bindings().count == 2)
         #expect(try f.registry.token(token.token)?.usedByDevice == f.meter.deviceID)
-        #expect(try f.registry.auditLog().filter { $0.event == "bind_rejected" }.count == 2)
+        #expect(try f.registry.audit.entries().filter { $0.event == "bind_rejected" }.count == 2)
     }
 
     @Test("A group's result equals the lone bind's for the same sequence of commands")
@@ -206,8 +206,8 @@ struct RegistryGroupCommitTests {
         }
         #expect(groupedResults.map(\.summary) == loneResults.map(\.summary))
         #expect(
-            try grouped.registry.auditLog().map { "\($0.event):\($0.code ?? "")" }
-                == lone.registry.auditLog().map { "\($0.event):\($0.code ?? "")" }
+            try grouped.registry.audit.entries().map { "\($0.event):\($0.code ?? "")" }
+                == lone.registry.audit.entries().map { "\($0.event):\($0.code ?? "")" }
         )
     }
 
@@ -221,7 +221,7 @@ struct RegistryGroupCommitTests {
         )
         #expect(results[0].failureCode == .timeout)
         #expect(try f.registry.bindings().isEmpty)
-        #expect(try f.registry.auditLog().filter { $0.event.hasPrefix("bind") }.isEmpty)
+        #expect(try f.registry.audit.entries().filter { $0.event.hasPrefix("bind") }.isEmpty)
     }
 
     @Test("Another process holding the write lock past the budget: every bind of the group is TIMEOUT")

@@ -1,7 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry
@@ -64,12 +64,12 @@ struct RegistryIngestTrailTests {
             try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
         }
 
-        let audit = try fixture.registry.auditLog(deviceID: "dev-1")
+        let audit = try fixture.registry.audit.entries(deviceID: "dev-1")
         let bindRow = try #require(audit.first { $0.event == "bind" })
         let rejectedRow = try #require(audit.first { $0.event == "bind_rejected" })
         #expect(bindRow.apiKey == "scanner-1" && bindRow.clientAddress == "127.0.0.1:40000")
         #expect(rejectedRow.apiKey == "scanner-1" && rejectedRow.clientAddress == "127.0.0.1:40000")
-        let trail = try fixture.registry.ingestAudit(deviceID: "dev-1")
+        let trail = try fixture.registry.audit.ingestTrail(deviceID: "dev-1")
         #expect(trail.map(\.event) == ["bind", "bind_unchanged", "bind_rejected"])
         #expect(trail.allSatisfy { $0.apiKey == "scanner-1" && $0.clientAddress == "127.0.0.1:40000" })
         // The bind's entry is its audit row: no ingest_audit row of its own.
@@ -94,7 +94,7 @@ struct RegistryIngestTrailTests {
         #expect(throws: NBGWError.self) {
             try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
         }
-        let trail = try fixture.registry.ingestAudit(deviceID: "dev-1")
+        let trail = try fixture.registry.audit.ingestTrail(deviceID: "dev-1")
         #expect(trail.map(\.event) == ["bind", "bind_rejected", "bind_unchanged"])
     }
 
@@ -102,7 +102,7 @@ struct RegistryIngestTrailTests {
     func trailOfABindFromBeforeV6() throws {
         let fixture = try Fixture()
         _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
-        let auditID = try #require(try fixture.registry.auditLog(deviceID: "dev-1").last?.id)
+        let auditID = try #require(try fixture.registry.audit.entries(deviceID: "dev-1").last?.id)
         // What a bind wrote before v6: an ingest_audit row linked to its audit row.
         try fixture.registry.pool.write { db in
             try db.execute(
@@ -113,7 +113,7 @@ struct RegistryIngestTrailTests {
                 arguments: [Int64(fixture.clock.now().timeIntervalSince1970 * 1000), auditID]
             )
         }
-        let trail = try fixture.registry.ingestAudit()
+        let trail = try fixture.registry.audit.ingestTrail()
         #expect(trail.count == 1)
         #expect(trail.first?.id != nil && trail.first?.auditID == auditID)
     }
@@ -123,8 +123,10 @@ struct RegistryIngestTrailTests {
         let fixture = try Fixture()
         _ = try fixture.registry.bind(fixture.command("alice", "lab"))
         #expect(throws: NBGWError.self) { try fixture.registry.bind(fixture.command("bob", "bobs")) }
-        #expect(try fixture.registry.ingestAudit().isEmpty)
-        #expect(try fixture.registry.auditLog(deviceID: "dev-1").map(\.event) == ["register", "bind", "bind_rejected"])
+        #expect(try fixture.registry.audit.ingestTrail().isEmpty)
+        #expect(
+            try fixture.registry.audit.entries(deviceID: "dev-1").map(\.event) == ["register", "bind", "bind_rejected"]
+        )
     }
 
     @Test("A trail row the schema refuses rolls the whole bind back: no change without its trail")
@@ -136,8 +138,8 @@ struct RegistryIngestTrailTests {
             try fixture.registry.bind(fixture.command("alice", "lab", origin: tooLong))
         }
         #expect(try fixture.registry.binding(deviceID: "dev-1") == nil)
-        #expect(try fixture.registry.auditLog(deviceID: "dev-1").filter { $0.event == "bind" }.isEmpty)
-        #expect(try fixture.registry.ingestAudit().isEmpty)
+        #expect(try fixture.registry.audit.entries(deviceID: "dev-1").filter { $0.event == "bind" }.isEmpty)
+        #expect(try fixture.registry.audit.ingestTrail().isEmpty)
     }
 
     @Test("A bind with a pairing token records the token's row id, never the token")
@@ -145,12 +147,12 @@ struct RegistryIngestTrailTests {
         let fixture = try Fixture()
         let token = try fixture.registry.createToken(home: "lab", operator: "scanner-1", ingest: fixture.origin)
         _ = try fixture.registry.bind(fixture.command("alice", "lab", token: token.token, origin: fixture.origin))
-        let trail = try fixture.registry.ingestAudit()
+        let trail = try fixture.registry.audit.ingestTrail()
         #expect(trail.map(\.event) == ["token_create", "bind"])
-        let tokenAudit = try #require(try fixture.registry.auditLog().last { $0.event == "token_create" })
+        let tokenAudit = try #require(try fixture.registry.audit.entries().last { $0.event == "token_create" })
         #expect(trail[0].auditID == tokenAudit.id)
         #expect(trail[0].home == "lab")
-        let result = try #require(try fixture.registry.pairingResult(token: token.token))
+        let result = try #require(try fixture.registry.audit.pairingResult(token: token.token))
         #expect(result.binding?.deviceID == "dev-1")
         let stored = try fixture.registry.pool.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM ingest_audit")

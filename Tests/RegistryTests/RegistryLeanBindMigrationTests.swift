@@ -1,7 +1,6 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
 import Testing
 
 @testable import Registry
@@ -47,11 +46,11 @@ struct RegistryLeanBindMigrationTests {
 
         let bindings = try registry.bindings(account: "alice")
         #expect(bindings.map(\.deviceID) == ["dev-1", "dev-2"])
-        let audit = try registry.auditLog()
+        let audit = try registry.audit.entries()
         #expect(audit.map(\.id) == [1, 2])
         #expect(audit[1].apiKey == "scanner-1" && audit[1].clientAddress == "127.0.0.1:4000")
-        #expect(try registry.ingestAudit().map(\.auditID) == [2])
-        #expect(try registry.pairingResult(token: "tokentokentoken1")?.binding?.deviceID == "dev-1")
+        #expect(try registry.audit.ingestTrail().map(\.auditID) == [2])
+        #expect(try registry.audit.pairingResult(token: "tokentokentoken1")?.binding?.deviceID == "dev-1")
 
         try registry.pool.read { db in
             let table = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'audit_log'")
@@ -97,7 +96,7 @@ struct RegistryLeanBindMigrationTests {
         _ = try registry.bind(
             BindCommand(deviceID: try DeviceID("dev-3"), account: "alice", home: "lab", source: .cli, operator: "op")
         )
-        #expect(try registry.auditLog().map(\.id) == [1, 2, 3])
+        #expect(try registry.audit.entries().map(\.id) == [1, 2, 3])
         #expect(try registry.bindings(account: "alice").count == 3)
     }
 
@@ -121,6 +120,6 @@ struct RegistryLeanBindMigrationTests {
         try queue.close()
         let registry = try Registry(path: store.path, clock: ManualWallClock())
         #expect(try registry.bindings(account: "alice", limit: 30_000).count == 20_002)
-        #expect(try registry.auditLog(limit: 30_000).count == 20_002)
+        #expect(try registry.audit.entries(limit: 30_000).count == 20_002)
     }
 }

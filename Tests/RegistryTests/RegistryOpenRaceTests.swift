@@ -22,7 +22,7 @@ struct RegistryOpenRaceTests {
                     start.wait()
                     do {
                         let registry = try Registry(path: store.path)
-                        _ = try registry.modems()
+                        _ = try registry.modems.all()
                     } catch {
                         failures.withLock { $0.append("\(error)") }
                     }

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Pairing
 import Testing
 
 @testable import Registry
@@ -25,20 +24,30 @@ struct RegistryOperatorMigrationTests {
         }
         try queue.close()
         let registry = try Registry(path: store.path)
-        let row = try #require(try registry.modem(imeiOrPort: "490154203237518"))
+        let row = try #require(try registry.modems.find(imeiOrPort: "490154203237518"))
         #expect(row.state == "failed" && row.lastError?.code == "REGISTRATION_DENIED" && row.reason == nil)
-        #expect(try registry.auditLog().map(\.event) == ["register"])
+        #expect(try registry.audit.entries().map(\.event) == ["register"])
 
-        _ = try await registry.updateModem(
+        _ = try await registry.modems.update(
             port: "/dev/ttyUSB2",
             ModemRecord.Change(state: "locked", reason: .init(code: "SIM_PIN_REQUIRED", message: "give the PIN"))
         )
-        let locked = try #require(try registry.modem(imeiOrPort: "/dev/ttyUSB2"))
+        let locked = try #require(try registry.modems.find(imeiOrPort: "/dev/ttyUSB2"))
         #expect(locked.state == "locked" && locked.reason == .init(code: "SIM_PIN_REQUIRED", message: "give the PIN"))
-        _ = try await registry.updateModem(port: "/dev/ttyUSB2", ModemRecord.Change(state: "ready"))
-        #expect(try registry.modem(imeiOrPort: "/dev/ttyUSB2")?.reason == nil, "a state without a reason clears it")
-        try await registry.recordModemAction(.reset, imei: "490154203237518", deviceID: nil, operator: "alice", code: "OK", detail: "x")
-        #expect(try registry.auditLog().last?.event == "modem_reset")
+        _ = try await registry.modems.update(port: "/dev/ttyUSB2", ModemRecord.Change(state: "ready"))
+        #expect(
+            try registry.modems.find(imeiOrPort: "/dev/ttyUSB2")?.reason == nil,
+            "a state without a reason clears it"
+        )
+        try await registry.modems.recordAction(
+            .reset,
+            imei: "490154203237518",
+            deviceID: nil,
+            operator: "alice",
+            code: "OK",
+            detail: "x"
+        )
+        #expect(try registry.audit.entries().last?.event == "modem_reset")
 
         let pool = try DatabaseQueue(path: store.path)
         #expect(throws: (any Error).self) {
@@ -60,9 +69,15 @@ struct RegistryOperatorMigrationTests {
         let store = try TestStore()
         let registry = try Registry(path: store.path)
         let digest = [UInt8](repeating: 7, count: 32)
-        #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: digest) == nil)
-        try await registry.recordSIMPINRejection(subject: "89882280666027595366", pinDigest: digest)
-        #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: digest) != nil)
-        #expect(try registry.simPINRejection(subject: "89882280666027595366", pinDigest: Array(digest.dropFirst()) + [8]) == nil)
+        #expect(try registry.modems.simPINRejection(subject: "89882280666027595366", pinDigest: digest) == nil)
+        try await registry.modems.recordSIMPINRejection(subject: "89882280666027595366", pinDigest: digest)
+        #expect(try registry.modems.simPINRejection(subject: "89882280666027595366", pinDigest: digest) != nil)
+        #expect(
+            try registry.modems.simPINRejection(
+                subject: "89882280666027595366",
+                pinDigest: Array(digest.dropFirst()) + [8]
+            )
+                == nil
+        )
     }
 }

@@ -1,7 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry

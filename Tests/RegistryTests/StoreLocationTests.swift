@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 import Testing
 
 @testable import Registry
@@ -12,7 +12,12 @@ struct StoreLocationTests {
     @Test("--db wins, then $NBGW_DB, then the daemon config's [store] path, then /var/lib/nbgw, then XDG")
     func precedence() {
         let config = RegistryLocation.DaemonConfig(file: "/etc/nbgw/nbgwd.toml", storePath: "/srv/nbgw.sqlite")
-        func locate(_ explicit: String?, _ env: [String: String], _ config: RegistryLocation.DaemonConfig?, _ system: Bool)
+        func locate(
+            _ explicit: String?,
+            _ env: [String: String],
+            _ config: RegistryLocation.DaemonConfig?,
+            _ system: Bool
+        )
             -> StoreLocation
         {
             RegistryLocation.locate(
@@ -26,13 +31,17 @@ struct StoreLocationTests {
         #expect(locate("/tmp/a.sqlite", ["NBGW_DB": "/tmp/b"], config, true).source == .flag)
         #expect(locate(nil, ["NBGW_DB": "/tmp/b"], config, true).path == "/tmp/b")
         let fromConfig = locate(nil, [:], config, true)
-        #expect(fromConfig.path == "/srv/nbgw.sqlite" && fromConfig.source == .daemonConfig(file: "/etc/nbgw/nbgwd.toml"))
+        #expect(
+            fromConfig.path == "/srv/nbgw.sqlite" && fromConfig.source == .daemonConfig(file: "/etc/nbgw/nbgwd.toml")
+        )
         #expect(!fromConfig.mayCreate, "the daemon's store is the daemon's to create")
         let system = locate(nil, [:], .init(file: "/etc/nbgw/nbgwd.toml", storePath: nil), true)
         #expect(system.path == RegistryLocation.systemPath && system.source == .system && !system.mayCreate)
         #expect(system.passedOver.contains("/etc/nbgw/nbgwd.toml: no [store] path"))
         let mine = locate(nil, [:], nil, false)
-        #expect(mine.path == "/home/alice/.local/state/nbgw/nbgw.sqlite" && mine.source == .userDefault && mine.mayCreate)
+        #expect(
+            mine.path == "/home/alice/.local/state/nbgw/nbgw.sqlite" && mine.source == .userDefault && mine.mayCreate
+        )
         #expect(mine.tried.count == 5, "\(mine.tried)")
         #expect(mine.tried.contains("/etc/nbgw/nbgwd.toml: no such file"))
         #expect(mine.tried.contains("\(RegistryLocation.systemPath): no such file"))
@@ -40,7 +49,10 @@ struct StoreLocationTests {
 
     @Test("the daemon's default follows systemd's StateDirectory, then the user's XDG state")
     func daemonDefault() {
-        #expect(RegistryLocation.resolve(explicit: nil, environment: ["STATE_DIRECTORY": "/var/lib/nbgw"]) == "/var/lib/nbgw/nbgw.sqlite")
+        #expect(
+            RegistryLocation.resolve(explicit: nil, environment: ["STATE_DIRECTORY": "/var/lib/nbgw"])
+                == "/var/lib/nbgw/nbgw.sqlite"
+        )
         #expect(
             RegistryLocation.resolve(explicit: nil, environment: ["STATE_DIRECTORY": "/a:/b", "NBGW_DB": "/x.sqlite"])
                 == "/x.sqlite"
@@ -59,7 +71,7 @@ struct StoreLocationTests {
         }
         #expect(!FileManager.default.fileExists(atPath: store.path))
         _ = try Registry(path: store.path)
-        #expect(try Registry(path: store.path, access: .existing).modems().isEmpty)
+        #expect(try Registry(path: store.path, access: .existing).modems.all().isEmpty)
     }
 
     @Test("a shared store is 0660 in its group under a 077 umask, its new directory 2770")
@@ -70,8 +82,11 @@ struct StoreLocationTests {
         defer { umask(previous) }
         let group = getegid()
         let registry = try Registry(path: path, access: .shared(group: group))
-        _ = try registry.markAllModemsAbsent()
-        for (file, mode) in [(path, 0o660), (path + "-wal", 0o660), (path + "-shm", 0o660), ((path as NSString).deletingLastPathComponent, 0o2770)] {
+        _ = try registry.modems.markAllAbsent()
+        for (file, mode) in [
+            (path, 0o660), (path + "-wal", 0o660), (path + "-shm", 0o660),
+            ((path as NSString).deletingLastPathComponent, 0o2770),
+        ] {
             var info = stat()
             #expect(stat(file, &info) == 0, "\(file)")
             #expect(Int(info.st_mode & 0o7777) == mode, "\(file): \(String(info.st_mode & 0o7777, radix: 8))")

@@ -1,4 +1,3 @@
-import Pairing
 import Scanning
 import Testing
 

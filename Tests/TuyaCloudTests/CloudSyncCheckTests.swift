@@ -1,6 +1,5 @@
 import Cloud
 import DeviceIdentity
-import Pairing
 import Provisioning
 import Registry
 import Testing

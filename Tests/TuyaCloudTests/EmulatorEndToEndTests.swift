@@ -82,7 +82,7 @@ struct EmulatorEndToEndTests {
             let stats = try h.emulator.stats()
             #expect(stats.effects("register") == 1)
             #expect(stats.effects("register_update") == 1)
-            #expect(try h.registry.outboxCounts()[.done] == 3)
+            #expect(try h.registry.outbox.counts()[.done] == 3)
         }
     }
 

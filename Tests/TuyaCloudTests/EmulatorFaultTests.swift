@@ -2,7 +2,6 @@ import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing
@@ -40,7 +39,7 @@ struct EmulatorFaultTests {
             #expect(error?.message.contains("timed out") == true)
             #expect(error?.message.contains("queued") == true)
             #expect(h.sleeps.sleeps.count == 1)
-            #expect(try h.registry.outboxCounts()[.pending] == 1)
+            #expect(try h.registry.outbox.counts()[.pending] == 1)
         }
     }
 

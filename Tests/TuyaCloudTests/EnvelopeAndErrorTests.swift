@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 import Provisioning
 import Testing
 import TuyaCloud

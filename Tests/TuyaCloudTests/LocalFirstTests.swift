@@ -94,7 +94,7 @@ struct LocalFirstTests {
             #expect(sync.message?.contains("did not answer within 2 s") == true)
             // Pending again at once (not leased for five minutes), so the next drain sends it.
             let outboxID = try #require(sync.outboxID)
-            let row = try #require(try h.registry.outboxEntry(id: outboxID))
+            let row = try #require(try h.registry.outbox.entry(id: outboxID))
             // The store keeps milliseconds (rounded to the nearest), so "due now" is compared at that precision.
             let milliseconds = { (date: Date) in Int64((date.timeIntervalSince1970 * 1000).rounded()) }
             #expect(row.state == .pending && milliseconds(row.nextAttemptAt) <= milliseconds(h.wallClock.now()))

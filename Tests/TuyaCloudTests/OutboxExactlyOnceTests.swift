@@ -2,7 +2,7 @@ import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 import Testing
@@ -36,7 +36,7 @@ struct OutboxExactlyOnceTests {
             let stats = try h.emulator.stats()
             #expect(stats.effects("bind") == 1)
             #expect(try h.emulator.store.effects(subject: deviceID).map(\.operation) == ["register", "bind"])
-            #expect(try registry.outboxEntry(id: local.sync.outboxID!)?.state == .done)
+            #expect(try registry.outbox.entry(id: local.sync.outboxID!)?.state == .done)
         }
     }
 
@@ -57,7 +57,7 @@ struct OutboxExactlyOnceTests {
             let firstRun = Task { await OutboxDrainer(cloud: doomed, owner: "first-process").drain() }
             await crashing.waitForCrash()
             #expect(try h.emulator.stats().effects("bind") == 1)
-            #expect(try h.registry.outboxEntry(id: outboxID)?.state == .inflight)
+            #expect(try h.registry.outbox.entry(id: outboxID)?.state == .inflight)
 
             // Restart: the row is leased to the dead process until its lease runs out.
             let registry = try h.reopenRegistry()
@@ -67,14 +67,14 @@ struct OutboxExactlyOnceTests {
             h.wallClock.advance(by: 301)
             let report = await OutboxDrainer(cloud: cloud, owner: "second-process").drain()
             #expect(report.sent == 1 && report.isComplete)
-            let entry = try #require(try registry.outboxEntry(id: outboxID))
+            let entry = try #require(try registry.outbox.entry(id: outboxID))
             #expect(entry.state == .done && entry.attempts == 2)
 
             // The zombie wakes up: it cannot settle a row that is no longer its own.
             crashing.releaseZombie()
             let zombie = await firstRun.value
             #expect(zombie.sent == 0)
-            #expect(try registry.outboxEntry(id: outboxID)?.state == .done)
+            #expect(try registry.outbox.entry(id: outboxID)?.state == .done)
             await doomed.shutdown()
             await cloud.shutdown()
 
@@ -156,7 +156,7 @@ struct OutboxExactlyOnceTests {
 
             // Bob unbinds in the cloud; the operator requeues the dead row.
             _ = try await h.cloud.unbindInCloud(deviceID: deviceID)
-            #expect(try h.registry.requeueOutbox(id: try #require(result.sync.outboxID)))
+            #expect(try h.registry.outbox.requeue(id: try #require(result.sync.outboxID)))
             let report = await OutboxDrainer(cloud: h.cloud).drain()
             #expect(report.sent == 1)
             #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
@@ -178,7 +178,7 @@ struct OutboxExactlyOnceTests {
             await impostor.shutdown()
             #expect(report.sent == 0)
             #expect(report.stoppedBy?.contains("NBGW_CLOUD_SECRET") == true)
-            #expect(try h.registry.outboxCounts()[.pending] == 2)
+            #expect(try h.registry.outbox.counts()[.pending] == 2)
             #expect(try h.emulator.stats().effects("bind") == 0)
         }
     }
@@ -186,17 +186,17 @@ struct OutboxExactlyOnceTests {
     @Test("Marking done happens once: a second completion or a foreign owner changes nothing")
     func doneOnce() async throws {
         try await CloudHarness.with { h async throws in
-            let entry = try h.registry.enqueueOutbox(
+            let entry = try h.registry.outbox.enqueue(
                 Registry.OutboxRequest(operation: .unbind, subject: "nb1", payload: #"{"deviceID":"nb1"}"#)
             )
-            let claimed = try #require(try h.registry.claimOutbox(owner: "a", lease: .seconds(60)).first)
+            let claimed = try #require(try h.registry.outbox.claim(owner: "a", lease: .seconds(60)).first)
             #expect(claimed.id == entry.id && claimed.state == .inflight && claimed.attempts == 1)
-            #expect(try h.registry.claimOutbox(owner: "b", lease: .seconds(60)).isEmpty)
-            #expect(!(try h.registry.completeOutbox(id: entry.id, owner: "b", result: "{}")))
-            #expect(try h.registry.completeOutbox(id: entry.id, owner: "a", result: "{}"))
-            #expect(!(try h.registry.completeOutbox(id: entry.id, owner: "a", result: "{}")))
-            #expect(!(try h.registry.failOutbox(id: entry.id, owner: "a", code: "X", message: "m", retryAfter: nil)))
-            #expect(try h.registry.outboxEntry(id: entry.id)?.state == .done)
+            #expect(try h.registry.outbox.claim(owner: "b", lease: .seconds(60)).isEmpty)
+            #expect(!(try h.registry.outbox.complete(id: entry.id, owner: "b", result: "{}")))
+            #expect(try h.registry.outbox.complete(id: entry.id, owner: "a", result: "{}"))
+            #expect(!(try h.registry.outbox.complete(id: entry.id, owner: "a", result: "{}")))
+            #expect(!(try h.registry.outbox.fail(id: entry.id, owner: "a", code: "X", message: "m", retryAfter: nil)))
+            #expect(try h.registry.outbox.entry(id: entry.id)?.state == .done)
         }
     }
 }

@@ -2,7 +2,6 @@ import Cloud
 import CloudEmulatorKit
 import DeviceIdentity
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing
@@ -59,7 +58,7 @@ struct OutboxKillTests {
             // Restart on the same store file.
             let registry = try h.reopenRegistry()
             #expect(try registry.binding(deviceID: deviceID)?.account == "alice")
-            let row = try #require(try registry.outboxEntries(states: [.pending, .inflight]).first)
+            let row = try #require(try registry.outbox.entries(states: [.pending, .inflight]).first)
             switch point {
             case .afterLocalCommit:
                 #expect(row.state == .pending)
@@ -75,7 +74,7 @@ struct OutboxKillTests {
             let report = await OutboxDrainer(cloud: cloud).drain()
             await cloud.shutdown()
             #expect(report.sent == 1 && report.isComplete)
-            #expect(try registry.outboxEntry(id: row.id)?.state == .done)
+            #expect(try registry.outbox.entry(id: row.id)?.state == .done)
             let stats = try h.emulator.stats()
             #expect(stats.effects("bind") == 1)
             #expect(

@@ -1,6 +1,5 @@
 import Cloud
 import Foundation
-import Pairing
 import Provisioning
 import Registry
 import Testing

@@ -82,7 +82,7 @@ struct CLIBatchTests {
             cursor = last.deviceID
         }
         #expect(bound == count)
-        let binds = try registry.auditLog(limit: 100_000).filter { $0.event == "bind" }
+        let binds = try registry.audit.entries(limit: 100_000).filter { $0.event == "bind" }
         #expect(binds.count == count)
         #expect(Set(binds.compactMap(\.deviceID)).count == count)
 

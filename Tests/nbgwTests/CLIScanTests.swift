@@ -202,7 +202,7 @@ struct CLIScanTests {
             close(master)
             close(slave)
         }
-        try await Registry(path: cli.database).beginModemProbe(port: path)
+        try await Registry(path: cli.database).modems.beginProbe(port: path)
         let refused = try cli.run("scan", "--account", "alice", "--home", "bench", "--input", path, "--json")
         #expect(refused.errorCode == "INVALID_ARGUMENT")
         #expect(refused.stdout.contains("nbgwd manages"))

@@ -31,12 +31,12 @@ struct ModemsCLITests {
                 minted: true
             )
         ).device
-        try await registry.beginModemProbe(
+        try await registry.modems.beginProbe(
             port: "/dev/ttyUSB2",
             deviceKey: "/sys/devices/usb1/1-1",
             attributes: ["vid_pid": "2c7c:0700"]
         )
-        try await registry.recordModemIdentity(
+        try await registry.modems.recordIdentity(
             port: "/dev/ttyUSB2",
             ModemRecord.Identity(
                 imei: Self.readyIMEI,
@@ -48,7 +48,7 @@ struct ModemsCLITests {
             ),
             state: "registering"
         )
-        try await registry.updateModem(
+        try await registry.modems.update(
             port: "/dev/ttyUSB2",
             ModemRecord.Change(
                 state: "ready",
@@ -68,13 +68,13 @@ struct ModemsCLITests {
             )
         )
 
-        try await registry.beginModemProbe(port: "/dev/ttyUSB6")
-        try await registry.recordModemIdentity(
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB6")
+        try await registry.modems.recordIdentity(
             port: "/dev/ttyUSB6",
             ModemRecord.Identity(imei: Self.failedIMEI, dialect: "3gpp", manufacturer: "Generic", model: "LPWA-1"),
             state: "searching"
         )
-        try await registry.updateModem(
+        try await registry.modems.update(
             port: "/dev/ttyUSB6",
             ModemRecord.Change(
                 state: "failed",
@@ -87,16 +87,16 @@ struct ModemsCLITests {
             )
         )
 
-        try await registry.beginModemProbe(port: "/dev/ttyUSB9")
-        try await registry.recordModemIdentity(
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB9")
+        try await registry.modems.recordIdentity(
             port: "/dev/ttyUSB9",
             ModemRecord.Identity(imei: Self.absentIMEI, dialect: "quectel-bc95", model: "BC95HB-02-STD_850"),
             state: "ready"
         )
-        try await registry.markModemAbsent(port: "/dev/ttyUSB9")
+        try await registry.modems.markAbsent(port: "/dev/ttyUSB9")
 
-        try await registry.beginModemProbe(port: "/dev/ttyUSB0")
-        try await registry.updateModem(
+        try await registry.modems.beginProbe(port: "/dev/ttyUSB0")
+        try await registry.modems.update(
             port: "/dev/ttyUSB0",
             ModemRecord.Change(state: "not_modem", failure: ("NOT_A_MODEM", "/dev/ttyUSB0 is not an AT modem port"))
         )
@@ -198,7 +198,7 @@ struct ModemsCLITests {
             var rssi = -90
             while !Task.isCancelled {
                 rssi = rssi == -60 ? -90 : rssi + 1
-                try await registry.updateModem(
+                try await registry.modems.update(
                     port: "/dev/ttyUSB2",
                     ModemRecord.Change(signal: ModemRecord.Signal(rssiDBm: rssi), seen: true)
                 )

@@ -1,6 +1,7 @@
 import DeviceIdentity
 import Foundation
 import FuzzSupport
+import NBGWCore
 
 @testable import Pairing
 

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 import TOMLKit
 
 /// Reads typed values out of a parsed TOML document, collecting every problem (unknown key, wrong

@@ -1,6 +1,6 @@
 import Cloud
 import CloudCatalogue
-import Pairing
+import NBGWCore
 
 extension DaemonConfiguration {
     /// `[cloud]`: which cloud modules are registered with and bindings kept in step with: the

@@ -1,6 +1,6 @@
 import Discovery
 import Foundation
-import Pairing
+import NBGWCore
 import TOMLKit
 
 extension DaemonConfiguration.Discovery {

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 import TOMLKit
 
 extension DaemonConfiguration {

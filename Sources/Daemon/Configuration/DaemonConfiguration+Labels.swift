@@ -1,5 +1,5 @@
 import Labels
-import Pairing
+import NBGWCore
 import TOMLKit
 
 extension DaemonConfiguration {

@@ -1,6 +1,5 @@
 import Foundation
 import Gateway
-import Pairing
 import Registry
 import TOMLKit
 

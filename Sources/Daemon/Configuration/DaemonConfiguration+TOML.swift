@@ -1,6 +1,6 @@
 import CloudCatalogue
 import Logging
-import Pairing
+import NBGWCore
 import TOMLKit
 
 extension DaemonConfiguration {

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 
 /// The configuration cannot be used: every problem found, each with the key, the line of the file
 /// when there is one, what is wrong and what to write instead. `nbgwd` exits with

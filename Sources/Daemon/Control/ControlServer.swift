@@ -4,7 +4,7 @@ import Discovery
 import Foundation
 import Gateway
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 import ServiceLifecycle
 import Synchronization
@@ -439,7 +439,7 @@ public final class ControlServer: Service, Sendable {
         detail: String
     ) async {
         do {
-            try await registry.recordModemAction(
+            try await registry.modems.recordAction(
                 event,
                 imei: modem.imei,
                 deviceID: modem.deviceID,
@@ -459,7 +459,7 @@ public final class ControlServer: Service, Sendable {
         let modem = gateway.modem(key)
         let imei = modem?.imei ?? (key.utf8.count == 15 && key.utf8.allSatisfy { (48...57).contains($0) } ? key : nil)
         do {
-            try await registry.recordModemAction(
+            try await registry.modems.recordAction(
                 .refused,
                 imei: imei,
                 deviceID: modem?.deviceID,

@@ -1,4 +1,4 @@
-import Pairing
+import NBGWCore
 import Prometheus
 import Registry
 import Synchronization

@@ -105,7 +105,7 @@ final class HookService: Service, CustomStringConvertible {
             let previous = last[change.port]
             last[change.port] = change.state
             guard previous != change.state else { continue }
-            let row = try? registry.modem(imeiOrPort: change.imei ?? change.port)
+            let row = try? registry.modems.find(imeiOrPort: change.imei ?? change.port)
             let sameModule = row.flatMap { $0.imei == change.imei ? $0 : nil }
             let event = HookEvent(
                 change: change,

@@ -1,6 +1,7 @@
 import Cloud
 import DeviceIdentity
 import Foundation
+import NBGWCore
 import Pairing
 import Registry
 

@@ -1,5 +1,3 @@
-import Pairing
-
 /// What `nbgw bind --csv` asks for.
 public struct BatchRequest: Sendable {
     public var inputPath: String

@@ -1,5 +1,5 @@
 import Cloud
-import Pairing
+import NBGWCore
 import Registry
 
 /// Compares the local store with the cloud's view (`nbgw cloud sync --check`), for any cloud that
@@ -33,8 +33,8 @@ public enum CloudSyncChecker {
         }
         let cloudModules = inventory.modules
         let cloudBindings = inventory.bindings
-        let unfinished = try registry.outboxEntries(states: [.pending, .inflight], limit: 100_000)
-        let dead = try registry.outboxEntries(states: [.dead], limit: 100_000).filter {
+        let unfinished = try registry.outbox.entries(states: [.pending, .inflight], limit: 100_000)
+        let dead = try registry.outbox.entries(states: [.dead], limit: 100_000).filter {
             $0.lastErrorCode != "SUPERSEDED"
         }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 
 #if canImport(Glibc)
 import Glibc

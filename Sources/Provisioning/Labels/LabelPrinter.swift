@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import Labels
-import Pairing
+import NBGWCore
 import Registry
 
 /// Makes the pairing labels of registered modules (`nbgw labels`, the daemon's `[labels]
@@ -87,7 +87,7 @@ public struct LabelPrinter: Sendable {
         source: String,
         operator: String? = nil
     ) throws(NBGWError) {
-        try binding.registry.recordLabelPrints(
+        try binding.registry.labels.recordPrints(
             document.deviceIDs.map { (deviceID: $0, destination: destination) },
             format: format.rawValue,
             source: source,

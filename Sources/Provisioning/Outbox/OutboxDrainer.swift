@@ -1,7 +1,7 @@
 import Cloud
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Sends the registry's outbox to the cloud: claims due rows (oldest first, one at a time per
@@ -54,7 +54,7 @@ public struct OutboxDrainer: Sendable {
         drainLoop: while handled < maxRows {
             let batch: [Registry.OutboxEntry]
             do {
-                batch = try registry.claimOutbox(
+                batch = try registry.outbox.claim(
                     owner: owner,
                     lease: sender.lease,
                     limit: min(batchSize, maxRows - handled)
@@ -75,7 +75,7 @@ public struct OutboxDrainer: Sendable {
                 }
             }
         }
-        if let counts = try? registry.outboxCounts() {
+        if let counts = try? registry.outbox.counts() {
             report.remaining = Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
         }
         sender.logger.info(
@@ -145,7 +145,7 @@ public struct OutboxDrainer: Sendable {
     /// Gives back rows claimed but not sent, due again at once.
     private func release(_ rows: ArraySlice<Registry.OutboxEntry>, reason: String) {
         for row in rows {
-            _ = try? registry.failOutbox(
+            _ = try? registry.outbox.fail(
                 id: row.id,
                 owner: owner,
                 code: "NOT_SENT",

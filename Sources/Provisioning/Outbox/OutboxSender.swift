@@ -2,7 +2,7 @@ import Cloud
 import DeviceIdentity
 import Foundation
 import Logging
-import Pairing
+import NBGWCore
 import Registry
 
 /// Turns a claimed outbox row into one cloud call and settles the row exactly once: done,
@@ -33,7 +33,7 @@ public struct OutboxSender: Sendable {
     public let cloud: any CloudService
     /// The lease owner written on rows this sender claims.
     public let owner: String
-    /// How long a claimed row stays ours (``Registry/Registry/claimOutbox(owner:lease:limit:)``).
+    /// How long a claimed row stays ours (``Registry/Registry/Outbox-swift.struct/claim(owner:lease:limit:)``).
     public let lease: Duration
     /// Spacing of a row's later tries after transient failures: 30 s doubling to 1 h.
     public let backoff: RetryPolicy
@@ -125,7 +125,7 @@ public struct OutboxSender: Sendable {
     ) async -> CloudSyncStatus {
         let claimed: Registry.OutboxEntry?
         do {
-            claimed = try registry.claimOutbox(id: entry.id, owner: owner, lease: lease)
+            claimed = try registry.outbox.claim(id: entry.id, owner: owner, lease: lease)
         } catch {
             return CloudSyncStatus(
                 state: .queued,
@@ -216,7 +216,7 @@ public struct OutboxSender: Sendable {
 
     private func complete(_ entry: Registry.OutboxEntry, _ result: String) throws(CloudFailure) -> Result {
         let settled = try local { () throws(NBGWError) in
-            try registry.completeOutbox(id: entry.id, owner: owner, result: result)
+            try registry.outbox.complete(id: entry.id, owner: owner, result: result)
         }
         guard settled else {
             return .claimLost(
@@ -263,7 +263,7 @@ public struct OutboxSender: Sendable {
             ]
         )
         do {
-            let settled = try registry.failOutbox(
+            let settled = try registry.outbox.fail(
                 id: entry.id,
                 owner: owner,
                 code: error.code.rawValue,

@@ -148,7 +148,7 @@ final class DaemonProcess: @unchecked Sendable {
         var rows: [ModemRecord] = []
         while ContinuousClock.now < deadline {
             if FileManager.default.fileExists(atPath: storePath) {
-                rows = (try? Registry(path: storePath).modems()) ?? rows
+                rows = (try? Registry(path: storePath).modems.all()) ?? rows
                 if predicate(rows) { return rows }
             }
             try await Task.sleep(for: .milliseconds(100))

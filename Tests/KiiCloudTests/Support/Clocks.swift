@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 import Synchronization
 
 /// A wall clock tests move by hand, shared by the store and the outbox's schedule.

@@ -2,7 +2,7 @@ import Cloud
 import Foundation
 import KiiCloud
 import KiiEmulatorKit
-import Pairing
+import NBGWCore
 import Provisioning
 import Registry
 

@@ -1,6 +1,6 @@
 import CloudEmulatorKit
 import Foundation
-import Pairing
+import NBGWCore
 import Registry
 import TuyaCloud
 

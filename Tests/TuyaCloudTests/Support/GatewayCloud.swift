@@ -1,5 +1,6 @@
 import Cloud
 import DeviceIdentity
+import NBGWCore
 import Pairing
 import Provisioning
 import Registry

@@ -1,5 +1,5 @@
 import Foundation
-import Pairing
+import NBGWCore
 
 /// A wall clock tests move by hand, shared by the emulator, the client and the registry.
 final class ManualWallClock: WallClock, @unchecked Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import NBGWCore
 import Pairing
 import TuyaCloud
 

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
-import Pairing
+import NBGWCore
 import TuyaCloud
 
 /// Answers nbgw's cloud profile (`docs/cloud-api.yaml`): injects the planned faults, checks the

@@ -1,5 +1,6 @@
 import DeviceIdentity
 import GRDB
+import NBGWCore
 import Pairing
 import TuyaCloud
 

@@ -1,5 +1,4 @@
 import GRDB
-import Pairing
 import TuyaCloud
 
 extension EmulatorStore {
