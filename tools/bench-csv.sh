@@ -3,11 +3,17 @@
 #   - `sqlite3 .import` of the same CSV into a plain table (raw SQLite speed, no rules),
 #   - a straightforward Python sqlite3 script applying the same rules (tools/bench/python_baseline.py).
 # Usage: tools/bench-csv.sh [N]   (default 1000000). Prints rows/s, the two ratios and peak RSS.
+#        NBGW_BIN=/path/to/nbgw tools/bench-csv.sh   measures that binary (e.g. an older commit's
+#        release build, for a before/after in the same hour) instead of building this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n="${1:-1000000}"
-swift build -c release --product nbgw >/dev/null
-nbgw="$(swift build -c release --show-bin-path)/nbgw"
+if [ -n "${NBGW_BIN:-}" ]; then
+    nbgw="$NBGW_BIN"
+else
+    swift build -c release --product nbgw >/dev/null
+    nbgw="$(swift build -c release --show-bin-path)/nbgw"
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export NBGW_DB="$work/store.sqlite"

@@ -86,38 +86,32 @@ public struct BatchBinder: Sendable {
         return try registry.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) { session in
             var job = try session.openJob(input, restart: request.restart || request.dryRun)
             let report = try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil)
-            let reader = try CSVReader(path: inputPath, offset: job.nextOffset, line: job.nextLine)
+            let account = request.defaultAccount ?? job.defaultAccount
+            let home = request.defaultHome ?? job.defaultHome
+            let reader = BatchChunkReader(
+                path: inputPath,
+                offset: job.nextOffset,
+                line: job.nextLine,
+                chunkSize: request.chunkSize
+            ) { [self] record in
+                prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
+            }
+            defer { reader.stop() }
             let resumedFrom = job.resumed ? job.nextLine : nil
             var rowsThisRun = 0
             var stopped = false
             var finished = false
-            let account = request.defaultAccount ?? job.defaultAccount
-            let home = request.defaultHome ?? job.defaultHome
-            var records: [CSVRecord] = []
-            var prepared: [Prepared] = []
-            var rows: [BatchRow] = []
             while !finished {
                 if shouldStop() {
                     stopped = true
                     break
                 }
-                // Read and parse the chunk before the store's lock is taken.
-                records.removeAll(keepingCapacity: true)
-                prepared.removeAll(keepingCapacity: true)
-                rows.removeAll(keepingCapacity: true)
-                while records.count < request.chunkSize {
-                    guard let record = try reader.next() else {
-                        finished = true
-                        break
-                    }
-                    let row = prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
-                    if case .row(let batchRow) = row { rows.append(batchRow) }
-                    records.append(record)
-                    prepared.append(row)
-                }
-                _ = try session.bindChunk(rows, operator: request.operator ?? nil) { outcomes in
+                // Read and parsed on the reader's thread while the chunk before was committed.
+                let chunk = try reader.next()
+                finished = chunk.finished
+                _ = try session.bindChunk(chunk.rows, operator: request.operator ?? nil) { outcomes in
                     var decided = outcomes.makeIterator()
-                    for (record, row) in zip(records, prepared) {
+                    for (record, row) in zip(chunk.records, chunk.prepared) {
                         let outcome: RowOutcome
                         switch row {
                         case .failed(let failure): outcome = failure
@@ -144,17 +138,17 @@ public struct BatchBinder: Sendable {
                         job.nextOffset = record.endOffset
                         job.nextLine = record.nextLine
                     }
-                    job.rowsDone += records.count
+                    job.rowsDone += chunk.records.count
                     // Report first, then commit: a committed chunk always has its report rows on file.
                     job.reportOffset = try report.flush()
                     return (job, finished)
                 }
-                rowsThisRun += records.count
+                rowsThisRun += chunk.records.count
                 progress(
                     BatchProgress(
                         rowsDone: rowsThisRun,
-                        bytesDone: reader.offset,
-                        bytesTotal: reader.fileSize,
+                        bytesDone: chunk.bytesDone,
+                        bytesTotal: chunk.bytesTotal,
                         seconds: (ContinuousClock.now - started).seconds
                     )
                 )
