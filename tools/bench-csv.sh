@@ -53,16 +53,22 @@ PY
 
 # 3. SQLite's own floor for the same writes: one INSERT ... SELECT per table over all devices
 #    (no CSV, no parsing, no rules, no per-row statements): what the schema's inserts, indexes,
-#    triggers and foreign keys cost by themselves.
+#    triggers and foreign keys cost by themselves. The writes of the store's schema: from
+#    migration v12 a batch bind's audit is its batch_job_device row (no audit_log row); before
+#    it, a separate audit_log row (NBGW_BIN of an older commit makes an older store).
 floor_s=$(python3 - "$work" "$n" <<'PY'
 import subprocess, sys, time
 work, n = sys.argv[1], int(sys.argv[2])
-sql = f"""PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; BEGIN;
-INSERT INTO batch_job (input_path,input_size,input_mtime_ns,report_path,started_at,updated_at,next_offset,next_line) VALUES ('x',0,0,'r',0,0,0,1);
-INSERT INTO batch_job_device SELECT 1, id, id + 1 FROM device;
-INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator) SELECT id, 1, 1, NULL, 0, 'csv', 'bench' FROM device;
-INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, detail) SELECT 0, 'bind', device_id, imei, 'bench', 'bench-home', 'csv', 'bench', 'job#1 line ' || id FROM device;
-COMMIT;"""
+v12 = subprocess.run(["sqlite3", f"{work}/floor.sqlite", "SELECT count(*) FROM sqlite_schema WHERE name = 'audit_trail'"],
+                     check=True, capture_output=True, text=True).stdout.strip() == "1"
+job = "INSERT INTO batch_job (input_path,input_size,input_mtime_ns,report_path,started_at,updated_at,next_offset,next_line) VALUES ('x',0,0,'r',0,0,0,1);"
+bind = "INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator) SELECT id, 1, 1, NULL, 0, 'csv', 'bench' FROM device;"
+if v12:
+    writes = job + "INSERT INTO batch_job_device (device_row, job_id, line, bound_at, account_id, home_id, operator) SELECT id, 1, id + 1, 0, 1, 1, 'bench' FROM device;" + bind
+else:
+    writes = job + "INSERT INTO batch_job_device SELECT 1, id, id + 1 FROM device;" + bind + \
+        "INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, detail) SELECT 0, 'bind', device_id, imei, 'bench', 'bench-home', 'csv', 'bench', 'job#1 line ' || id FROM device;"
+sql = "PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL; BEGIN;" + writes + "COMMIT;"
 start = time.time()
 subprocess.run(["sqlite3", f"{work}/floor.sqlite"], input=sql.encode(), check=True, capture_output=True)
 print(time.time() - start)

@@ -61,18 +61,21 @@ extension Registry {
 }
 
 extension Registry.Audit {
-    /// Audit rows, oldest first, optionally for one device.
+    /// The trail, oldest first, optionally for one device: the audit log's rows and a CSV batch's
+    /// binds, which are kept with their job (migration v12, the `audit_trail` view; their ids are
+    /// negative). Entries of one instant come audit log first, each source in its own order.
     public func entries(deviceID: String? = nil, limit: Int = 1000) throws(NBGWError) -> [AuditEntry] {
         try registry.read { db in
+            let order = "ORDER BY at, id < 0, abs(id) LIMIT ?"
             let rows =
                 if let deviceID {
                     try Row.fetchAll(
                         db,
-                        sql: "SELECT * FROM audit_log WHERE device_id = ? ORDER BY id LIMIT ?",
+                        sql: "SELECT * FROM audit_trail WHERE device_id = ? \(order)",
                         arguments: [deviceID, limit]
                     )
                 } else {
-                    try Row.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY id LIMIT ?", arguments: [limit])
+                    try Row.fetchAll(db, sql: "SELECT * FROM audit_trail \(order)", arguments: [limit])
                 }
             return rows.map { row in
                 AuditEntry(

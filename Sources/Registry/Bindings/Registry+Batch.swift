@@ -87,10 +87,10 @@ public final class BatchSession {
     private let deviceByLabel: PreparedStatement
     private let insertSeen: PreparedStatement
     private let insertBindings: PreparedStatement
-    private let insertAudits: PreparedStatement
+    private let insertBound: PreparedStatement
     private let insertOutbox: PreparedStatement?
-    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``): devices met, packed
-    /// as `row << 32 | line`, and devices to bind, grouped by account and home.
+    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``): devices met and not
+    /// bound, packed as `row << 32 | line`, and devices to bind, grouped by account and home.
     private var pendingSeen: [Int64] = []
     private var pendingBinds: [PendingKey: PendingGroup] = [:]
     /// Devices met in the current chunk (not yet in batch_job_device) → their first line.
@@ -108,8 +108,16 @@ public final class BatchSession {
         var accountName: String
         var homeName: String
         var rows: [Int64]
+        /// The same devices packed with their lines (`row << 32 | line`), for their audit rows.
+        var seen: [Int64] = []
         /// The devices' ids, for their outbox rows (only when the batch queues cloud binds).
         var deviceIDs: [String] = []
+
+        mutating func append(row: Int64, seen packed: Int64, deviceID: String?) {
+            rows.append(row)
+            seen.append(packed)
+            if let deviceID { deviceIDs.append(deviceID) }
+        }
     }
 
     /// What the store knows about the device a row names.
@@ -140,8 +148,17 @@ public final class BatchSession {
         insertSeen = try PreparedStatement(
             db,
             sql: """
-                INSERT INTO batch_job_device (job_id, device_row, line)
-                SELECT ?1, value >> 32, value & 4294967295 FROM json_each(?2)
+                INSERT INTO batch_job_device (device_row, job_id, line)
+                SELECT value >> 32, ?1, value & 4294967295 FROM json_each(?2)
+                """
+        )
+        // A bound device's row is its bind's audit (migration v12: read through `audit_trail`),
+        // the same row that marks it met.
+        insertBound = try PreparedStatement(
+            db,
+            sql: """
+                INSERT INTO batch_job_device (device_row, job_id, line, bound_at, account_id, home_id, operator)
+                SELECT value >> 32, ?1, value & 4294967295, ?2, ?3, ?4, ?5 FROM json_each(?6)
                 """
         )
         insertBindings = try PreparedStatement(
@@ -149,15 +166,6 @@ public final class BatchSession {
             sql: """
                 INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
                 SELECT value, ?1, ?2, NULL, ?3, 'csv', ?4 FROM json_each(?5)
-                """
-        )
-        insertAudits = try PreparedStatement(
-            db,
-            sql: """
-                INSERT INTO audit_log (at, event, device_id, imei, account, home, source, operator, detail)
-                SELECT ?1, 'bind', d.device_id, d.imei, ?2, ?3, 'csv', ?4, 'job#' || ?5 || ' line ' || s.line
-                FROM json_each(?6) AS j JOIN device AS d ON d.id = j.value
-                JOIN batch_job_device AS s ON s.job_id = ?5 AND s.device_row = j.value
                 """
         )
         // The cloud bind of each bound device, queued with it: the payload from the outbox's one
@@ -330,7 +338,9 @@ public final class BatchSession {
         return nil
     }
 
-    /// Queues the binding and its audit row (source `csv`) for the chunk's set-wise insert.
+    /// Queues the binding and its audit (the device's `batch_job_device` row, now with the bind's
+    /// facts) for the chunk's set-wise insert. `device` is the one ``firstLine(ofDuplicate:line:)``
+    /// just recorded as met on `line`.
     func bind(
         _ device: DeviceLookup,
         account: BindFacts.AccountFacts,
@@ -343,17 +353,15 @@ public final class BatchSession {
     ) {
         chunkNow = now
         chunkOperator = `operator`
+        let packed = device.row << 32 | Int64(line)
+        // The device was recorded as met a moment ago (decide: firstLine, then the rules, then
+        // here); its row is written once, with the bind's facts.
+        precondition(pendingSeen.last == packed, "bind(_:) must follow firstLine(ofDuplicate:line:) for the device")
+        pendingSeen.removeLast()
         pendingBinds[
             PendingKey(account: account.id, home: home.id),
-            default: PendingGroup(
-                accountName: accountName,
-                homeName: homeName,
-                rows: []
-            )
-        ].rows.append(device.row)
-        if insertOutbox != nil {
-            pendingBinds[PendingKey(account: account.id, home: home.id)]!.deviceIDs.append(device.deviceID)
-        }
+            default: PendingGroup(accountName: accountName, homeName: homeName, rows: [])
+        ].append(row: device.row, seen: packed, deviceID: insertOutbox == nil ? nil : device.deviceID)
     }
 
     static func jsonArray(_ values: [Int64]) -> String {
@@ -383,13 +391,13 @@ public final class BatchSession {
             insertBindings.bind(4, chunkOperator)
             insertBindings.bind(5, rows)
             try insertBindings.run()
-            insertAudits.bind(1, chunkNow)
-            insertAudits.bind(2, group.accountName)
-            insertAudits.bind(3, group.homeName)
-            insertAudits.bind(4, chunkOperator)
-            insertAudits.bind(5, jobID)
-            insertAudits.bind(6, rows)
-            try insertAudits.run()
+            insertBound.bind(1, jobID)
+            insertBound.bind(2, chunkNow)
+            insertBound.bind(3, key.account)
+            insertBound.bind(4, key.home)
+            insertBound.bind(5, chunkOperator)
+            insertBound.bind(6, BatchSession.jsonArray(group.seen))
+            try insertBound.run()
             if let insertOutbox {
                 for deviceID in group.deviceIDs {
                     let payload = OutboxPayload.bind(
