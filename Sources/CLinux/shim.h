@@ -2,7 +2,7 @@
 #define NBGW_CLINUX_SHIM_H
 // glibc headers and declarations that Swift's Glibc module leaves out: <malloc.h> (mallopt:
 // nbgwd's arena limit), <sys/epoll.h> (ATKit's serial poller), four functions of glibc for the
-// daemon's state-change hooks (pipe2, and three of 2.34 and later), and the peer credentials of a
+// daemon's state-change hooks (pipe2, and three of 2.34 and later), accept4 for its listeners, and the peer credentials of a
 // Unix socket for its control socket. Part of libc: nothing to link.
 #if defined(__linux__)
 #include <malloc.h>
@@ -19,6 +19,8 @@ extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *acti
 extern int pidfd_open(pid_t pid, unsigned int flags);
 // <unistd.h> declares pipe2 only under _GNU_SOURCE.
 extern int pipe2(int fds[2], int flags);
+// <sys/socket.h> declares accept4 only under _GNU_SOURCE (PosixSupport's acceptConnection).
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 
 /// struct ucred of unix(7), which glibc declares only under _GNU_SOURCE (see above): the kernel's
 /// layout, pid then uid then gid.

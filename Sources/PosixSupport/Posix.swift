@@ -45,7 +45,7 @@ public enum Posix {
     }
 
     /// Sets `O_NONBLOCK` and `FD_CLOEXEC` on `fd` (a descriptor made by a call that cannot set them
-    /// itself, such as `accept(2)`). Not atomic with the call that made `fd`: a child started in
+    /// itself, such as `accept(2)` where `accept4(2)` is missing: ``acceptConnection(_:)``). Not atomic with the call that made `fd`: a child started in
     /// between would inherit it, which is why the daemon spawns its hooks with every descriptor
     /// above stderr closed (`HookRunner`).
     public static func makeNonBlockingAndCloseOnExec(_ fd: Int32) {

@@ -53,8 +53,6 @@ final class ControlSocketLoop: @unchecked Sendable {
         var closing: Set<UInt64> = []
         var dropping: [UInt64: String] = [:]
         var stopping = false
-        var closed = false
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// Tokens of the poll set besides the connections' (their ids, from 1).
@@ -67,6 +65,8 @@ final class ControlSocketLoop: @unchecked Sendable {
     private let wake: WakePipe
     private let limits: Limits
     private let shared = Mutex(Shared())
+    /// Every descriptor is closed.
+    private let closed = LoopClosedSignal()
     private var connections: [UInt64: Connection] = [:]
     private var nextID: UInt64 = 0
     private var acceptPausedUntil: UInt64 = 0
@@ -94,8 +94,9 @@ final class ControlSocketLoop: @unchecked Sendable {
     /// dropped instead. Returns at once.
     func send(_ bytes: [UInt8], to id: UInt64) {
         let limit = limits.maxQueuedBytes
+        guard !closed.isClosed else { return }
         shared.withLock { shared in
-            guard !shared.closed, shared.dropping[id] == nil else { return }
+            guard shared.dropping[id] == nil else { return }
             let total = (shared.queuedBytes[id] ?? 0) + bytes.count
             if total > limit {
                 shared.queued[id] = nil
@@ -118,13 +119,7 @@ final class ControlSocketLoop: @unchecked Sendable {
     func stopAndWait() async {
         shared.withLock { $0.stopping = true }
         wake.wake()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let closed = shared.withLock { shared in
-                if !shared.closed { shared.closeWaiters.append(continuation) }
-                return shared.closed
-            }
-            if closed { continuation.resume() }
-        }
+        await closed.wait()
     }
 
     func stop() {
@@ -208,27 +203,19 @@ final class ControlSocketLoop: @unchecked Sendable {
         sink.finish()
         // Later wakes (a server task sending late) write nothing from here on.
         wake.close()
-        let waiters = shared.withLock { shared in
-            shared.closed = true
-            defer { shared.closeWaiters.removeAll() }
-            return shared.closeWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        closed.signal()
     }
 
     private func acceptAll() {
         while connections.count < limits.maxConnections {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
-                    return
-                default: return
-                }
+            let fd: Int32
+            switch Posix.acceptConnection(listenFD) {
+            case .connection(let accepted): fd = accepted
+            case .none: return
+            case .outOfResources:
+                acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
+                return
             }
-            Posix.makeNonBlockingAndCloseOnExec(fd)
             nextID += 1
             connections[nextID] = Connection(fd: fd)
             sink.yield(.opened(id: nextID, peer: ControlPeer(fd: fd)))

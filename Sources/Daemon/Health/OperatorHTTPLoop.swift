@@ -49,9 +49,6 @@ final class OperatorHTTPLoop: @unchecked Sendable {
     private struct Shared {
         var responses: [(id: UInt64, response: OperatorHTTPResponse)] = []
         var stopping = false
-        /// Every descriptor is closed.
-        var closed = false
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// Tokens of the poll set besides the connections' (their ids, from 1).
@@ -64,6 +61,8 @@ final class OperatorHTTPLoop: @unchecked Sendable {
     private let wake: WakePipe
     private let limits: OperatorHTTPServer.Limits
     private let shared = Mutex(Shared())
+    /// Every descriptor is closed.
+    private let closed = LoopClosedSignal()
     private var connections: [UInt64: Connection] = [:]
     private var nextID: UInt64 = 0
     private var acceptPausedUntil: UInt64 = 0
@@ -99,13 +98,7 @@ final class OperatorHTTPLoop: @unchecked Sendable {
     /// task is cancelled.
     func stopAndWait() async {
         stop()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let closed = shared.withLock { shared in
-                if !shared.closed { shared.closeWaiters.append(continuation) }
-                return shared.closed
-            }
-            if closed { continuation.resume() }
-        }
+        await closed.wait()
     }
 
     /// The handler's answer to request `id`; ignored when the connection is gone.
@@ -185,29 +178,19 @@ final class OperatorHTTPLoop: @unchecked Sendable {
         requestSink.finish()
         // Later wakes (a handler answering late) write nothing from here on.
         wake.close()
-        let waiters = shared.withLock { shared in
-            shared.closed = true
-            defer { shared.closeWaiters.removeAll() }
-            return shared.closeWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        closed.signal()
     }
 
     private func acceptAll() {
         while connections.count < limits.maxConnections {
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 {
-                switch errno {
-                case EINTR, ECONNABORTED: continue
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    // Out of descriptors: the pending connection stays in the backlog, and polling
-                    // the listener now would return at once, forever. Retry in 100 ms.
-                    acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
-                    return
-                default: return  // EAGAIN: nothing more pending
-                }
+            let fd: Int32
+            switch Posix.acceptConnection(listenFD) {
+            case .connection(let accepted): fd = accepted
+            case .none: return
+            case .outOfResources:
+                acceptPausedUntil = Posix.monotonicNanoseconds() + 100_000_000
+                return
             }
-            Posix.makeNonBlockingAndCloseOnExec(fd)
             nextID += 1
             connections[nextID] = Connection(fd: fd, deadline: deadline())
         }
