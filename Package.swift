@@ -439,7 +439,7 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "DeviceIdentity", "TestCertificates", "QRImage"]
+            dependencies: ["nbgw", "Discovery", "Registry", "DeviceIdentity", "TestCertificates", "QRImage", "Labels"]
         ),
     ]
 )

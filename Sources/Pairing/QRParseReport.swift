@@ -33,6 +33,20 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
         case passcode
     }
 
+    /// Any payload; a label not yet resolved reports its URL as `label`, kind `label`.
+    public init(_ payload: QRPayload) {
+        switch payload {
+        case .nbBind(let nb): self.init(nb)
+        case .matter(let matter): self.init(matter)
+        case .label(let reference): self.init(kind: "label", label: reference.url)
+        }
+    }
+
+    private init(kind: String, label: String?) {
+        self.kind = kind
+        self.label = label
+    }
+
     public init(_ payload: NBBindPayload) {
         kind = "nb-bind"
         actionName = payload.actionName

@@ -18,7 +18,9 @@ struct QRParse: AsyncParsableCommand {
         abstract: "Parse a scanned QR payload: NB-IoT bind JSON, action URLs, label URLs, Matter codes.",
         discussion: """
             --image FILE reads the QR codes in a photo or a scan (PNG or JPEG) with zbar and parses each; \
-            an image with several codes lists them all (with --json, one object per code).
+            an image with several codes lists them all, a code that does not parse with its error, and \
+            exits with the first failure's status. With --json, one document: \
+            {"image": FILE, "codes": [{"index", "payload", "result" | "error"}]}.
             """
     )
 
@@ -38,67 +40,99 @@ struct QRParse: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var firstFailure: NBGWError?
         try await Output.run(json: store.json) {
             guard let image else {
-                try await show(payload!)
+                let parsed = try await parse(payload!)
+                if store.json { Output.json(QRParseReport(parsed)) } else { printText(parsed) }
                 return
             }
             let codes = try QRImages.read(image)
+            var entries: [QRImageParseReport.Code] = []
             for (index, code) in codes.enumerated() {
                 if !store.json {
                     Output.line("\(index == 0 ? "" : "\n")code \(index + 1) of \(codes.count) in \(image):")
                 }
-                try await show(code)
+                // One code that does not parse is that code's error: the others are still listed.
+                do {
+                    let parsed = try await parse(code)
+                    entries.append(.init(index: index + 1, payload: code, result: QRParseReport(parsed)))
+                    if !store.json { printText(parsed) }
+                } catch let error as NBGWError {
+                    firstFailure = firstFailure ?? error
+                    entries.append(
+                        .init(
+                            index: index + 1,
+                            payload: code,
+                            error: .init(code: error.code.rawValue, message: error.message)
+                        )
+                    )
+                    if !store.json { Output.line("error: \(error.code.rawValue): \(error.message)") }
+                }
             }
+            if store.json { Output.json(QRImageParseReport(image: image, codes: entries)) }
         }
+        if let firstFailure { throw ExitCode(firstFailure.code.exitCode) }
     }
 
-    func show(_ payload: String) async throws {
-        do {
-            var parsed = try QRPayloadParser.parse(payload)
-            // Only a label needs the store (and, for a label it never saw, the cloud); everything else
-            // parses offline.
-            if case .label = parsed {
-                let registry = try store.openRegistry()
-                parsed = try await cloudOptions.withCloud { cloud in
-                    try await BindingService(cloud: cloud, registry: registry).parse(payload)
-                }
+    /// The payload's meaning; a label resolved from the store, or the cloud for one it never saw.
+    func parse(_ payload: String) async throws -> QRPayload {
+        let parsed = try QRPayloadParser.parse(payload)
+        // Only a label needs the store (and, for a label it never saw, the cloud); everything else
+        // parses offline.
+        guard case .label = parsed else { return parsed }
+        let registry = try store.openRegistry()
+        let resolved = try await cloudOptions.withCloud { cloud in
+            try await BindingService(cloud: cloud, registry: registry).parse(payload)
+        }
+        if case .label(let label) = resolved {
+            throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) was not resolved")
+        }
+        return resolved
+    }
+
+    func printText(_ parsed: QRPayload) {
+        switch parsed {
+        case .nbBind(let nb):
+            Output.line("kind:        nb-bind")
+            Output.line("actionName:  \(nb.actionName)")
+            Output.line("device id:   \(nb.deviceID)")
+            Output.line("from:        \(nb.origin.rawValue)\(nb.labelURL.map { " \($0)" } ?? "")")
+        case .matter(let matter):
+            Output.line("kind:                  matter (\(matter.source.rawValue))")
+            if let version = matter.version { Output.line("version:               \(version)") }
+            if let vendor = matter.vendorID { Output.line("vendorID:              \(vendor)") }
+            if let product = matter.productID { Output.line("productID:             \(product)") }
+            Output.line("commissioningFlow:     \(matter.commissioningFlow.rawValue)")
+            if let rendezvous = matter.rendezvousInformation {
+                let methods = matter.rendezvousMethods?.joined(separator: ",") ?? ""
+                Output.line("rendezvousInformation: \(rendezvous) (\(methods))")
             }
-            switch parsed {
-            case .nbBind(let nb):
-                if store.json {
-                    Output.json(QRParseReport(nb))
-                } else {
-                    Output.line("kind:        nb-bind")
-                    Output.line("actionName:  \(nb.actionName)")
-                    Output.line("device id:   \(nb.deviceID)")
-                    Output.line("from:        \(nb.origin.rawValue)\(nb.labelURL.map { " \($0)" } ?? "")")
-                }
-            case .matter(let matter):
-                let report = QRParseReport(matter)
-                if store.json {
-                    Output.json(report)
-                } else {
-                    Output.line("kind:                  matter (\(matter.source.rawValue))")
-                    if let version = matter.version { Output.line("version:               \(version)") }
-                    if let vendor = matter.vendorID { Output.line("vendorID:              \(vendor)") }
-                    if let product = matter.productID { Output.line("productID:             \(product)") }
-                    Output.line("commissioningFlow:     \(matter.commissioningFlow.rawValue)")
-                    if let rendezvous = matter.rendezvousInformation {
-                        let methods = matter.rendezvousMethods?.joined(separator: ",") ?? ""
-                        Output.line("rendezvousInformation: \(rendezvous) (\(methods))")
-                    }
-                    Output.line(
-                        "discriminator:         \(matter.discriminator)\(matter.discriminatorIsShort ? " (short, 4 bits)" : "")"
-                    )
-                    Output.line("passcode:              \(matter.passcode)")
-                    Output.line("note:                  not an NB-IoT device; `nbgw bind` refuses it (NOT_NB_DEVICE)")
-                }
-            case .label(let label):
-                throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) was not resolved")
-            }
+            Output.line(
+                "discriminator:         \(matter.discriminator)\(matter.discriminatorIsShort ? " (short, 4 bits)" : "")"
+            )
+            Output.line("passcode:              \(matter.passcode)")
+            Output.line("note:                  not an NB-IoT device; `nbgw bind` refuses it (NOT_NB_DEVICE)")
+        case .label(let label):
+            // parse(_:) resolves every label or throws.
+            Output.line("label:       \(label.url.escapedForDisplay()) (not resolved)")
         }
     }
+}
+
+/// `qr parse --image FILE --json`: every code zbar read in the image, in its order, each with its
+/// parse result or its error.
+struct QRImageParseReport: Encodable {
+    struct Code: Encodable {
+        var index: Int
+        /// The code's text as zbar read it.
+        var payload: String
+        var result: QRParseReport?
+        var error: Output.ErrorBody.Detail?
+    }
+
+    var image: String
+    var codes: [Code]
 }
 
 /// `--image`: the codes zbar reads in a photo, as an ``NBGWError`` when there are none.

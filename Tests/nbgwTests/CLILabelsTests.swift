@@ -1,4 +1,5 @@
 import Foundation
+import Labels
 import QRImage
 import Testing
 
@@ -107,6 +108,56 @@ struct CLILabelsTests {
         #expect(refused.errorCode == "INVALID_ARGUMENT")
         let unknown = try cli.run("labels", "nb-nope", "--json")
         #expect(unknown.errorCode == "UNKNOWN_DEVICE")
+    }
+
+    @Test("qr parse --image lists every code, one that does not parse with its error; --json is one document")
+    func imageWithACodeThatDoesNotParse() throws {
+        let cli = try CLI()
+        let bind = #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"nb-sheet-1"}}"#
+        let payloads = [bind, "hello", "MT:-24J042C00KA0648G00"]
+        let pdf = try LabelRenderer.pdf(
+            payloads.map { Label(payload: $0, lines: []) },
+            style: LabelStyle(widthMM: 40, heightMM: 40),
+            paper: .a4
+        )
+        let sheet = cli.directory.appendingPathComponent("mixed.pdf")
+        try Data(pdf).write(to: sheet)
+        let prefix = cli.directory.appendingPathComponent("mixed").path
+        let render = Process()
+        render.executableURL = URL(fileURLWithPath: "/usr/bin/pdftoppm")
+        render.arguments = ["-r", "200", "-png", "-singlefile", sheet.path, prefix]
+        try render.run()
+        render.waitUntilExit()
+        let page = prefix + ".png"
+
+        let text = try cli.run("qr", "parse", "--image", page)
+        // The failure's exit status (QR_PROTOCOL_NOT_RECOGNIZED: 10), after every code was listed.
+        #expect(text.status == 10, "\(text.stderr)")
+        #expect(text.stdout.contains("code 3 of 3"))
+        #expect(text.stdout.contains("device id:   nb-sheet-1"))
+        #expect(text.stdout.contains("kind:                  matter"))
+        #expect(text.stdout.contains("error: QR_PROTOCOL_NOT_RECOGNIZED"))
+
+        let json = try cli.run("qr", "parse", "--image", page, "--json")
+        #expect(json.status == 10)
+        // One JSON document, not a line per code.
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any],
+            "\(json.stdout)"
+        )
+        #expect(document["image"] as? String == page)
+        let codes = try #require(document["codes"] as? [[String: Any]])
+        #expect(codes.map { $0["index"] as? Int } == [1, 2, 3])
+        #expect(Set(codes.compactMap { $0["payload"] as? String }) == Set(payloads))
+        for code in codes {
+            let result = code["result"] as? [String: Any]
+            let error = code["error"] as? [String: Any]
+            switch code["payload"] as? String {
+            case bind: #expect((result?["actionData"] as? [String: Any])?["id"] as? String == "nb-sheet-1")
+            case "hello": #expect(error?["code"] as? String == "QR_PROTOCOL_NOT_RECOGNIZED" && result == nil)
+            default: #expect(result?["kind"] as? String == "matter" && error == nil)
+            }
+        }
     }
 
     @Test("an image without a code is INVALID_QR naming the file; a text file is INVALID_ARGUMENT")
