@@ -3,6 +3,8 @@
 #   - `sqlite3 .import` of the same CSV into a plain table (raw SQLite speed, no rules),
 #   - a straightforward Python sqlite3 script applying the same rules (tools/bench/python_baseline.py).
 # Usage: tools/bench-csv.sh [N]   (default 1000000). Prints rows/s, the two ratios and peak RSS.
+#        MIX=json tools/bench-csv.sh   every good row a JSON payload instead of the mix (90 % label
+#        URLs, 10 % JSON), the same bad rows.
 #        NBGW_BIN=/path/to/nbgw tools/bench-csv.sh   measures that binary (e.g. an older commit's
 #        release build, for a before/after in the same hour) instead of building this checkout.
 set -euo pipefail
@@ -28,7 +30,7 @@ WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $n)
 INSERT INTO device (device_id, imei, product_id, label_code, registered_at, updated_at)
 SELECT printf('nb%018d', i), printf('35%013d', i), 'meter', printf('L%011d', i), 0, 0 FROM n;
 SQL
-python3 tools/bench/gen_csv.py "$n" "$work/in.csv"
+python3 tools/bench/gen_csv.py "$n" "$work/in.csv" "${MIX:-mix}"
 cp "$NBGW_DB" "$work/python.sqlite"
 cp "$NBGW_DB" "$work/floor.sqlite"
 echo "input: $n rows, $(du -h "$work/in.csv" | cut -f1)"

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Writes the benchmark's input: N rows of scanned payloads for devices nb000…N, with a
 realistic share of bad rows (about 2%: garbage, unknown labels, Matter codes, a duplicate,
-empty qr cells, a broken quote). 90% are label URLs, 10% the parse-result JSON form."""
+empty qr cells, a broken quote). 90% are label URLs, 10% the parse-result JSON form; with
+the third argument `json`, every good row is the JSON form (the issue's JSON-payload workload).
+
+Usage: gen_csv.py N OUT [mix|json]"""
 import sys
 
 n = int(sys.argv[1])
 out = sys.argv[2]
+json_only = len(sys.argv) > 3 and sys.argv[3] == "json"
 with open(out, "w", newline="") as f:
     w = f.write
     w("qr,ref\r\n")
@@ -23,7 +27,7 @@ with open(out, "w", newline="") as f:
             w(f"https://nbgw.local/d/L{i - 1000:011d},dup\r\n")
         elif r == 57:
             w(f'"broken"quote{i},bad\r\n')
-        elif r % 10 == 3:
+        elif json_only or r % 10 == 3:
             did = f"nb{i:018d}"
             w(f'"{{""actionName"":""device_net_conn_bind_nb"",""actionData"":{{""id"":""{did}""}}}}",json{i}\r\n')
         else:

@@ -30,7 +30,7 @@ extension Registry {
     /// Measured with `tools/bench-csv.sh`'s set-wise floor (SQLite alone doing a million binds'
     /// writes, no parsing or rules), v11 → v12 on this machine: 6.86 → 3.37 s; of that, the two
     /// triggers to the composite key 3.14 → 2.76 s for the binding rows alone, and the audit log's
-    /// rows cost about 3 s by themselves (docs/batch.md, "Migration v12").
+    /// rows cost about 3 s by themselves (docs/cli.md, "Batch binding").
     ///
     /// Tables are rebuilt the way v7 and v8 rebuilt theirs (``rebuild(_:table:as:suffix:)``).
     static func migrateToLeanBatch(_ db: Database) throws {
