@@ -10,8 +10,8 @@ extension ConsoleHandlers {
         let session = try session(request, context, role: .operator)
         let jobs = batches.all().map(jobRow)
         let values: [String: Any] = [
-            "accounts": try registry.accounts().filter { $0.role == .owner }.map { ["name": $0.name] },
-            "homes": try registry.homes().map { ["name": $0.name] },
+            "accounts": try registry.directory.accounts().filter { $0.role == .owner }.map { ["name": $0.name] },
+            "homes": try registry.directory.homes().map { ["name": $0.name] },
             "jobs": jobs,
             "status": "No batch running.",
         ]

@@ -15,8 +15,8 @@ extension ConsoleHandlers {
     }
 
     func bindValues(query: [String: String]) throws(NBGWError) -> [String: Any] {
-        let homes = try registry.homes()
-        let owners = try registry.accounts().filter { $0.role == .owner }
+        let homes = try registry.directory.homes()
+        let owners = try registry.directory.accounts().filter { $0.role == .owner }
         let account = query["account"] ?? ""
         let home = query["home"] ?? ""
         return [

@@ -150,7 +150,7 @@ extension ConsoleHandlers {
             extra: [
                 "create": [
                     "action": "/tokens", "label": "New token for home", "button": "Create token",
-                    "homes": try registry.homes().map { ["name": $0.name] },
+                    "homes": try registry.directory.homes().map { ["name": $0.name] },
                 ]
             ],
             fetch: { (search, offset, limit) throws(NBGWError) in
@@ -173,7 +173,7 @@ extension ConsoleHandlers {
         try checkCSRF(request, session, form: fields)
         let home = fields["home"] ?? ""
         do {
-            let token = try registry.createToken(
+            let token = try registry.directory.createToken(
                 home: home,
                 operator: session.operatorName,
                 ingest: BindCommand.IngestOrigin(
@@ -232,7 +232,7 @@ extension ConsoleHandlers {
     func unbindConfirm(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .operator)
         let deviceID = context.parameters.get("deviceId") ?? ""
-        guard let binding = try registry.binding(deviceID: deviceID) else {
+        guard let binding = try registry.bindings.find(deviceID: deviceID) else {
             throw ConsoleFailure.notFound("\(deviceID.escapedForDisplay()) is not bound")
         }
         return page(

@@ -50,8 +50,10 @@ extension ConsoleHandlers {
         guard let modem = try registry.modems.find(imeiOrPort: key) else {
             throw ConsoleFailure.notFound("no modem with IMEI or port \(key.escapedForDisplay())")
         }
-        let device = try modem.imei.flatMap { imei throws(NBGWError) in try registry.device(imei: imei) }
-        let binding = try device.flatMap { device throws(NBGWError) in try registry.binding(deviceID: device.deviceID) }
+        let device = try modem.imei.flatMap { imei throws(NBGWError) in try registry.directory.device(imei: imei) }
+        let binding = try device.flatMap { device throws(NBGWError) in
+            try registry.bindings.find(deviceID: device.deviceID)
+        }
         func fact(_ name: String, _ value: String?) -> [String: Any]? {
             guard let value, !value.isEmpty else { return nil }
             return ["name": name, "value": value]
@@ -142,7 +144,7 @@ extension ConsoleHandlers {
         guard let socket = configuration.controlSocket else {
             throw ConsoleFailure.bad(NBGWError(.daemonNotRunning, "no control socket: run the console from nbgwd"))
         }
-        let deviceID = try registry.device(imei: key)?.deviceID
+        let deviceID = try registry.directory.device(imei: key)?.deviceID
         let back = "/modems/\(ConsoleForm.encode(key))"
         do {
             let state = try await ConsoleModemControl.perform(action: action, modem: key, socket: socket)

@@ -444,7 +444,7 @@ public struct Daemon: Sendable {
             return "the store \(registry.path) is not writable: give the nbgw user write access"
         }
         do {
-            _ = try registry.devices(limit: 1)
+            _ = try registry.directory.devices(limit: 1)
             return nil
         } catch {
             return error.message

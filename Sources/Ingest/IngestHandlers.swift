@@ -146,13 +146,13 @@ struct IngestHandlers: Sendable {
         if let account { try Registry.validateEntityName(account, what: "account name") }
         let limit = try IngestHandlers.pageLimit(query["limit"])
         let after = try IngestHandlers.decodeCursor(query["cursor"])
-        if let account, try registry.account(named: account) == nil {
+        if let account, try registry.directory.account(named: account) == nil {
             throw NBGWError(
                 .unknownAccount,
                 "no account \(account.escapedForDisplay()); add it with `nbgw accounts add`"
             )
         }
-        let page = try registry.bindings(account: account, limit: limit + 1, after: after)
+        let page = try registry.bindings.list(account: account, limit: limit + 1, after: after)
         let items = Array(page.prefix(limit))
         let next = page.count > limit ? items.last.map { IngestHandlers.encodeCursor($0.deviceID) } : nil
         return try IngestJSON.response(IngestAPI.BindingsPage(bindings: items, nextCursor: next))
@@ -169,7 +169,7 @@ struct IngestHandlers: Sendable {
         let data = Data(try await StrictJSON.body(request, limit: limit).readableBytesView)
         if !data.isEmpty { _ = try StrictJSON.decode(IngestAPI.EmptyRequest.self, from: data) }
         let key = context.apiKeyName ?? "unknown"
-        let token = try registry.createToken(
+        let token = try registry.directory.createToken(
             home: home,
             operator: key,
             ingest: BindCommand.IngestOrigin(apiKey: key, clientAddress: context.clientAddress)
@@ -218,7 +218,7 @@ struct IngestHandlers: Sendable {
 
     func device(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let deviceID = try IngestHandlers.deviceID(context.parameters.get("deviceId"))
-        guard let record = try registry.device(id: deviceID.rawValue) else {
+        guard let record = try registry.directory.device(id: deviceID.rawValue) else {
             throw NBGWError(
                 .unknownDevice,
                 "device \(deviceID.rawValue) is not registered; register the module first (`nbgw devices register`)"
@@ -228,7 +228,7 @@ struct IngestHandlers: Sendable {
             IngestAPI.DeviceResponse(
                 device: record,
                 qr: service.labelPayload(for: record),
-                binding: try registry.binding(deviceID: record.deviceID),
+                binding: try registry.bindings.find(deviceID: record.deviceID),
                 audit: try registry.audit.entries(deviceID: record.deviceID),
                 ingest: try registry.audit.ingestTrail(deviceID: record.deviceID)
             )
@@ -241,7 +241,7 @@ struct IngestHandlers: Sendable {
         let query = try IngestHandlers.query(request, allowed: ["limit", "cursor"])
         let limit = try IngestHandlers.pageLimit(query["limit"])
         let after = try IngestHandlers.decodeCursor(query["cursor"])
-        let page = try registry.devices(limit: limit + 1, after: after)
+        let page = try registry.directory.devices(limit: limit + 1, after: after)
         // The daemon's modem table (one row per IMEI) gives the live state; a registered device the
         // daemon has never seen stays `unknown`.
         let live = Dictionary(

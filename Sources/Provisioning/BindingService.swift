@@ -14,9 +14,10 @@ import Registry
 ///   label the store has never seen goes to the cloud (``Cloud/CloudService/resolveLabel(_:attempt:)``),
 ///   and a failure says so.
 /// - **Bind**: the local bind and, for a cloud that syncs, its outbox row commit in one
-///   transaction (``Registry/Registry/bindInGroup(_:timeout:queueForCloud:)``). Then the row is sent
-///   while the caller waits at most ``cloudWait`` (default 2 s): whatever the cloud does, the
-///   answer comes within that budget, `synced` or `queued` (the outbox sends the rest).
+///   transaction (``Registry/Registry/Bindings-swift.struct/bindInGroup(_:timeout:queueForCloud:)``).
+///   Then the row is sent while the caller waits at most ``cloudWait`` (default 2 s): whatever the
+///   cloud does, the answer comes within that budget, `synced` or `queued` (the outbox sends the
+///   rest).
 /// - **Unbind**: the same, local first.
 ///
 /// Every bind it attempts is counted in `nbgw_binds_total{source, result}` (swift-metrics; the
@@ -79,7 +80,7 @@ public struct BindingService: Sendable {
     public func resolve(_ payload: QRPayload, budget: Duration) async throws(NBGWError) -> QRPayload {
         guard case .label(let label) = payload else { return payload }
         let ours = label.base.lowercased() == cloud.labelBase.lowercased()
-        if ours, let device = try registry.device(labelCode: label.code) {
+        if ours, let device = try registry.directory.device(labelCode: label.code) {
             do {
                 return .nbBind(
                     NBBindPayload(deviceID: try DeviceID(device.deviceID), origin: .label, labelURL: label.url)
@@ -220,7 +221,7 @@ public struct BindingService: Sendable {
                 "activation did not finish within \(timeout): resolving the QR took the whole budget; retry"
             )
         }
-        let synced = try await registry.bindInGroup(
+        let synced = try await registry.bindings.bindInGroup(
             BindCommand(
                 deviceID: deviceID,
                 account: account,
@@ -245,7 +246,7 @@ public struct BindingService: Sendable {
         source: BindingSource,
         operator: String? = nil
     ) async throws(NBGWError) -> CloudUnbindOutcome {
-        let synced = try registry.unbind(
+        let synced = try registry.bindings.unbind(
             deviceID: deviceID,
             source: source,
             operator: `operator`,

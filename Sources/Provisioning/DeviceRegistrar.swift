@@ -59,7 +59,7 @@ public struct DeviceRegistrar: Sendable {
 
     /// Registers a validated identity (idempotent by IMEI: the same device id on every call).
     public func register(_ identity: ModuleIdentity) async throws(NBGWError) -> CloudRegistration {
-        let existing = try registry.device(imei: identity.imei.digits)
+        let existing = try registry.directory.device(imei: identity.imei.digits)
         guard cloud.syncsBindings else {
             return try await registerLocally(identity, existing: existing)
         }
@@ -124,7 +124,7 @@ public struct DeviceRegistrar: Sendable {
             } catch {
                 throw error.error
             }
-            if let registration = try registry.recordRegistration(
+            if let registration = try registry.directory.recordRegistration(
                 identity,
                 deviceID: answer.deviceID,
                 labelCode: answer.labelCode,

@@ -22,7 +22,8 @@ public final class Registry: Sendable {
     /// Runs the background checkpoints once ``checkpointInBackground(every:)`` (or the
     /// `walCheckpointing` option) asked for them.
     let checkpointer: BackgroundCheckpointer
-    /// Binds waiting to be committed together (``bindInGroup(_:timeout:queueForCloud:)``).
+    /// Binds waiting to be committed together
+    /// (``Bindings-swift.struct/bindInGroup(_:timeout:queueForCloud:)``).
     let bindQueue = BindQueue()
     /// The API key lookup's own connection (``APIKeys-swift.struct/verify(prefix:keyHash:)``).
     let keyReader: APIKeyReader
@@ -104,14 +105,15 @@ public final class Registry: Sendable {
     /// a transaction) in memory: `temp_store = MEMORY` on the writer connection only, set after the
     /// migrations ran.
     ///
-    /// Why: a group commit (``bindInGroup(_:timeout:queueForCloud:)``) opens one savepoint per bind, and
-    /// SQLite keeps a savepoint's journal in memory only up to 64 KiB by default; past that it
-    /// creates a temporary file (created and unlinked in /var/tmp), writes every further journaled
-    /// page to it and deletes it at the commit. At full ingest load one group in ten spilled:
-    /// about 1 100 temporary files created and deleted in 5 s, and 35 % of the server's pwrite
-    /// calls (8.5 → 5.2 per bind without the spill; `perf stat` on syscalls). In memory a journal
-    /// is emptied at each bind's RELEASE, so it holds one bind's pages (about 50 KiB), not a group's.
-    /// Readers keep the default: a large sort there may still spill to a temporary file.
+    /// Why: a group commit (``Bindings-swift.struct/bindInGroup(_:timeout:queueForCloud:)``) opens
+    /// one savepoint per bind, and SQLite keeps a savepoint's journal in memory only up to 64 KiB
+    /// by default; past that it creates a temporary file (created and unlinked in /var/tmp), writes
+    /// every further journaled page to it and deletes it at the commit. At full ingest load one
+    /// group in ten spilled: about 1 100 temporary files created and deleted in 5 s, and 35 % of
+    /// the server's pwrite calls (8.5 → 5.2 per bind without the spill; `perf stat` on syscalls).
+    /// In memory a journal is emptied at each bind's RELEASE, so it holds one bind's pages (about
+    /// 50 KiB), not a group's. Readers keep the default: a large sort there may still spill to a
+    /// temporary file.
     ///
     /// Why not a larger spill size instead (SQLITE_CONFIG_STMTJRNL_SPILL, one chunk per journal
     /// rather than 1 KiB chunks, 3 % less CPU per bind measured): with 200 000 bytes or more, SQLite

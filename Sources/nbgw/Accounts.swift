@@ -25,7 +25,7 @@ struct AccountsAdd: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let account = try store.openRegistry().addAccount(name: name, role: role)
+            let account = try store.openRegistry().directory.addAccount(name: name, role: role)
             if store.json {
                 Output.json(account)
             } else {
@@ -42,7 +42,7 @@ struct AccountsList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let accounts = try store.openExistingRegistry().accounts()
+            let accounts = try store.openExistingRegistry().directory.accounts()
             if store.json {
                 Output.json(["accounts": accounts])
             } else {
@@ -79,7 +79,11 @@ struct HomesAdd: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let home = try store.openRegistry().addHome(name: name, owner: owner, allowedProducts: allowProducts)
+            let home = try store.openRegistry().directory.addHome(
+                name: name,
+                owner: owner,
+                allowedProducts: allowProducts
+            )
             if store.json {
                 Output.json(home)
             } else {
@@ -98,7 +102,7 @@ struct HomesList: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let homes = try store.openExistingRegistry().homes()
+            let homes = try store.openExistingRegistry().directory.homes()
             if store.json {
                 Output.json(["homes": homes])
             } else {
@@ -142,7 +146,7 @@ struct BindingsList: AsyncParsableCommand {
                 Output.line(["DEVICE", "IMEI", "ACCOUNT", "HOME", "BOUND", "SOURCE"].joined(separator: "\t"))
             }
             while true {
-                let page = try registry.bindings(account: account, limit: 1000, after: cursor)
+                let page = try registry.bindings.list(account: account, limit: 1000, after: cursor)
                 if store.json {
                     all.append(contentsOf: page)
                 } else {

@@ -233,7 +233,7 @@ struct TokenCreate: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            let token = try store.openRegistry().createToken(home: home, operator: who.resolved)
+            let token = try store.openRegistry().directory.createToken(home: home, operator: who.resolved)
             if store.json {
                 Output.json(Report(token: token.token, home: token.home, expiresAt: token.expiresAt))
             } else {

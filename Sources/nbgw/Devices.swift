@@ -85,7 +85,7 @@ struct DevicesList: AsyncParsableCommand {
             var all: [DeviceRecord] = []
             var cursor = ""
             while true {
-                let page = try registry.devices(limit: 1000, after: cursor)
+                let page = try registry.directory.devices(limit: 1000, after: cursor)
                 all.append(contentsOf: page)
                 guard let last = page.last, page.count == 1000 else { break }
                 cursor = last.deviceID
@@ -126,7 +126,8 @@ struct DevicesShow: AsyncParsableCommand {
     func run() async throws {
         try await Output.run(json: store.json) {
             let registry = try store.openExistingRegistry()
-            guard let record = try registry.device(id: device) ?? registry.device(imei: device) else {
+            guard let record = try registry.directory.device(id: device) ?? registry.directory.device(imei: device)
+            else {
                 throw NBGWError(
                     .unknownDevice,
                     "no device with id or IMEI \(device.escapedForDisplay()); list them with `nbgw devices list`"
@@ -136,7 +137,7 @@ struct DevicesShow: AsyncParsableCommand {
             let report = Report(
                 device: record,
                 qr: label,
-                binding: try registry.binding(deviceID: record.deviceID),
+                binding: try registry.bindings.find(deviceID: record.deviceID),
                 audit: try registry.audit.entries(deviceID: record.deviceID)
             )
             if store.json {

@@ -135,8 +135,8 @@ import Testing
 
     @Test func aChangeWithoutTheSessionsCSRFTokenChangesNothing() async throws {
         try await withConsole { client, registry in
-            _ = try registry.addAccount(name: "owner", role: .owner)
-            _ = try registry.addHome(name: "lab", owner: "owner")
+            _ = try registry.directory.addAccount(name: "owner", role: .owner)
+            _ = try registry.directory.addHome(name: "lab", owner: "owner")
             let (cookie, csrf) = try await signIn(client, "ana", "right password")
             for token in ["", "csrf=forged", "csrf=\(csrf)x"] {
                 let response = try await client.execute(
@@ -161,8 +161,8 @@ import Testing
 
     @Test func aRequestFromAnotherOriginIsRefusedEvenWithTheToken() async throws {
         try await withConsole { client, registry in
-            _ = try registry.addAccount(name: "owner", role: .owner)
-            _ = try registry.addHome(name: "lab", owner: "owner")
+            _ = try registry.directory.addAccount(name: "owner", role: .owner)
+            _ = try registry.directory.addHome(name: "lab", owner: "owner")
             let (cookie, csrf) = try await signIn(client, "ana", "right password")
             let response = try await client.execute(
                 uri: "/tokens",

@@ -76,7 +76,7 @@ extension DaemonProcessTests {
         #expect(third.first { $0.imei == bg95.imei }?.state == "absent")
         #expect(third.first { $0.imei == bg95.imei }?.deviceID == bg95.deviceID)
         #expect(Set(third.compactMap(\.imei)).count == 3)
-        #expect(try Registry(path: store).devices(limit: 100).count == 3)
+        #expect(try Registry(path: store).directory.devices(limit: 100).count == 3)
 
         daemon.write("quit")
         let status = try await daemon.waitForExit(timeout: .seconds(20))

@@ -34,7 +34,7 @@ struct DaemonLabelTests {
             var attributes = stat()
             #expect(stat(path, &attributes) == 0, "\(daemon.log)")
             #expect(attributes.st_mode & 0o777 == 0o640)
-            let device = try #require(try registry.device(id: deviceID))
+            let device = try #require(try registry.directory.device(id: deviceID))
             #expect(try QRImageReader.decode(path: path) == ["https://nbgw.local/d/" + device.labelCode])
             let prints = try registry.labels.prints(deviceID: deviceID)
             #expect(prints.map(\.source) == ["daemon"] && prints.first?.destination == path)

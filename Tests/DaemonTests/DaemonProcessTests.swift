@@ -131,9 +131,12 @@ struct DaemonProcessTests {
         #expect(Self.readyDevices(final) == devices, "kills at \(moments) ms")
         #expect(final.count == 8, "duplicate modem rows after kills at \(moments) ms")
         let registry = try Registry(path: last.storePath)
-        #expect(try registry.devices(limit: 100).count == 8, "duplicate device rows after kills at \(moments) ms")
+        #expect(
+            try registry.directory.devices(limit: 100).count == 8,
+            "duplicate device rows after kills at \(moments) ms"
+        )
         for (imei, device) in devices {
-            #expect(try registry.device(imei: imei)?.deviceID == device)
+            #expect(try registry.directory.device(imei: imei)?.deviceID == device)
         }
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3") {
             let check = Process()

@@ -88,7 +88,7 @@ struct SharedStoreTests {
         let listed = try CommandRun.nbgw("modems", "--json", environment: environment, launcher: operatorRun)
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect(listed.stdout.contains(imei))
-        let label = try #require(try Registry(path: store).device(imei: imei)?.labelCode)
+        let label = try #require(try Registry(path: store).directory.device(imei: imei)?.labelCode)
         for command in [
             ["accounts", "add", "alice"], ["homes", "add", "lab", "--owner", "alice"],
             ["bind", "--qr", "https://nbgw.local/d/\(label)", "--account", "alice", "--home", "lab"],

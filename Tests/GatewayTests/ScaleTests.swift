@@ -44,13 +44,13 @@ struct ScaleTests {
             #expect(row.imei == family.imei(port: port.index))
             #expect(row.manufacturer == family.manufacturer && row.model == family.model)
             #expect(row.baud == family.nominalBaud)
-            let device = try #require(try harness.registry.device(imei: family.imei(port: port.index)))
+            let device = try #require(try harness.registry.directory.device(imei: family.imei(port: port.index)))
             #expect(row.deviceID == device.deviceID)
             #expect(row.registration.stat == 1, "\(port.family) on \(port.path)")
         }
         let counters = harness.gateway.counters()
         #expect(counters.registrationsCreated == 64 && counters.registrationsFailed == 0)
-        #expect(try harness.registry.devices().count == 64)
+        #expect(try harness.registry.directory.devices().count == 64)
         await harness.shutDown()
         #expect(try harness.registry.modems.all().allSatisfy { $0.state == "absent" })
     }

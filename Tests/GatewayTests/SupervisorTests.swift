@@ -26,7 +26,7 @@ struct SupervisorTests {
         print("one BG95 from appeared to ready in \(start.duration(to: clock.now))")
         #expect(ready.imei == imei)
 
-        let device = try #require(try harness.registry.device(imei: imei))
+        let device = try #require(try harness.registry.directory.device(imei: imei))
         #expect(ready.deviceID == device.deviceID)
         #expect(device.model == "BG95-M3" && device.manufacturer == "Quectel" && device.productID == "BG95-M3")
         #expect(device.imsi == SimulatedFamily.bg95.imsi && device.iccid == SimulatedFamily.bg95.iccid)
@@ -175,7 +175,7 @@ struct SupervisorTests {
         let rows = try harness.registry.modems.all().filter { $0.imei == imei }
         #expect(rows.count == 1)
         #expect(rows.first?.port == second.path() && rows.first?.deviceID == original.deviceID)
-        #expect(try harness.registry.devices().count == 1)
+        #expect(try harness.registry.directory.devices().count == 1)
         #expect(harness.gateway.counters().registrationsExisting == 1)
     }
 

@@ -38,7 +38,7 @@ struct IngestConcurrencyTests {
         }
         #expect(replies.filter { $0.status == 201 }.count == 1)
         #expect(replies.filter { $0.status == 409 && $0.code == "DEVICE_ALREADY_BOUND" }.count == 31)
-        let binding = try #require(try fixture.registry.binding(deviceID: fixture.ids[0]))
+        let binding = try #require(try fixture.registry.bindings.find(deviceID: fixture.ids[0]))
         #expect(binding.operator == fixture.keyName)
         let audit = try fixture.registry.audit.entries(deviceID: fixture.ids[0])
         #expect(audit.filter { $0.event == "bind" }.count == 1)
@@ -90,7 +90,7 @@ struct IngestConcurrencyTests {
         var all: [BindingRecord] = []
         var cursor = ""
         while true {
-            let page = try fixture.registry.bindings(limit: 1000, after: cursor)
+            let page = try fixture.registry.bindings.list(limit: 1000, after: cursor)
             all += page
             guard let last = page.last else { break }
             cursor = last.deviceID

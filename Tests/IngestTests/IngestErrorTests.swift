@@ -109,7 +109,7 @@ struct IngestErrorTests {
         input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
         try input.fileHandleForWriting.close()
         locker.waitUntilExit()
-        #expect(try fixture.registry.binding(deviceID: fixture.ids[0]) == nil)
+        #expect(try fixture.registry.bindings.find(deviceID: fixture.ids[0]) == nil)
     }
 
     @Test("Missing, malformed, wrong and revoked keys get 401 and nothing happens")
@@ -144,7 +144,7 @@ struct IngestErrorTests {
                 }
             }
         }
-        #expect(try fixture.registry.bindings().isEmpty)
+        #expect(try fixture.registry.bindings.list().isEmpty)
         #expect(try fixture.registry.audit.entries().count == auditBefore)
         #expect(try fixture.registry.audit.ingestTrail().isEmpty)
         let keys = try fixture.registry.apiKeys.all()
@@ -195,14 +195,14 @@ struct IngestErrorTests {
             )
             #expect(unknownField.message?.contains("\"admin\"") == true)
         }
-        #expect(try fixture.registry.bindings().isEmpty)
+        #expect(try fixture.registry.bindings.list().isEmpty)
         #expect(try fixture.registry.audit.entries().count == auditBefore)
     }
 
     @Test("Query items are form-decoded (+ is a space); malformed escapes and repeated items are 400")
     func queries() async throws {
         let fixture = try await IngestFixture(devices: 1)
-        try fixture.registry.addAccount(name: "ann lee", role: .owner)
+        try fixture.registry.directory.addAccount(name: "ann lee", role: .owner)
         try await fixture.withServer { client in
             let headers = fixture.headers()
             for uri in ["/v1/bindings?account=ann+lee", "/v1/bindings?account=ann%20lee"] {

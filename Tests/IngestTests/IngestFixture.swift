@@ -26,16 +26,16 @@ final class IngestFixture: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path)
         cloud = EmbeddedCloud()
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addAccount(name: "bob", role: .owner)
-        try registry.addAccount(name: "gus", role: .guest)
-        try registry.addAccount(name: "carol", role: .owner)
-        try registry.addHome(name: "lab", owner: "alice")
-        try registry.addHome(name: "bobs", owner: "bob")
-        try registry.addHome(name: "locked", owner: "carol", allowedProducts: ["p-other"])
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addAccount(name: "bob", role: .owner)
+        try registry.directory.addAccount(name: "gus", role: .guest)
+        try registry.directory.addAccount(name: "carol", role: .owner)
+        try registry.directory.addHome(name: "lab", owner: "alice")
+        try registry.directory.addHome(name: "bobs", owner: "bob")
+        try registry.directory.addHome(name: "locked", owner: "carol", allowedProducts: ["p-other"])
         for index in 0..<extraOwners {
-            try registry.addAccount(name: "owner\(index)", role: .owner)
-            try registry.addHome(name: "home\(index)", owner: "owner\(index)")
+            try registry.directory.addAccount(name: "owner\(index)", role: .owner)
+            try registry.directory.addHome(name: "home\(index)", owner: "owner\(index)")
         }
         var ids: [String] = []
         var labels: [String] = []

@@ -248,7 +248,7 @@ struct IngestRouteTests {
     func modems() async throws {
         let fixture = try await IngestFixture(devices: 3)
         // The daemon has seen the first device on a port and brought it to ready; the others never.
-        let devices = try fixture.registry.devices(limit: 3)
+        let devices = try fixture.registry.directory.devices(limit: 3)
         let seen = try #require(devices.first)
         _ = try await fixture.registry.modems.beginProbe(port: "/dev/ttyUSB2")
         _ = try await fixture.registry.modems.recordIdentity(

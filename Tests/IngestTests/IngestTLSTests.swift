@@ -125,7 +125,7 @@ struct IngestTLSTests {
                 }
             }
         }
-        #expect(try fixture.registry.bindings().count == 1)
+        #expect(try fixture.registry.bindings.list().count == 1)
     }
 
     @Test("TLS 1.2 and 1.3 clients are served; a client that stops at TLS 1.1 is refused")

@@ -32,7 +32,7 @@ struct KiiEndToEndTests {
             #expect(registration.labelPayload == KiiConfiguration.defaultLabelBase + Modules.imeiA)
             #expect(registration.device.labelCode == Modules.imeiA)
             // The thing's access token is kept in the store, like a secret.
-            let credential = try #require(try h.registry.moduleCredential(deviceID: thing.id))
+            let credential = try #require(try h.registry.directory.moduleCredential(deviceID: thing.id))
             #expect(credential.count >= 40)
             #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName])
         }
@@ -79,14 +79,14 @@ struct KiiEndToEndTests {
             let deviceID = try await h.registrar.register(Self.identity).device.deviceID
             // Bound here, never sent (a process that died after its local commit), then sent
             // by hand to the other account: Kii and the store disagree.
-            _ = try h.registry.bind(
+            _ = try h.registry.bindings.bind(
                 BindCommand(deviceID: try DeviceID(deviceID), account: "alice", home: "lab", source: .cli),
                 queueForCloud: false
             )
             let missing = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
             #expect(missing.divergences.map(\.kind) == [.bindingMissingInCloud])
 
-            let token = try #require(try h.registry.moduleCredential(deviceID: deviceID))
+            let token = try #require(try h.registry.directory.moduleCredential(deviceID: deviceID))
             _ = try await h.cloud.send(
                 CloudBindingChange(
                     action: .bind,
@@ -107,7 +107,7 @@ struct KiiEndToEndTests {
     func missingInKii() async throws {
         try await KiiHarness.with { h async throws in
             _ = try #require(
-                try h.registry.recordRegistration(
+                try h.registry.directory.recordRegistration(
                     Self.identity,
                     deviceID: try DeviceID("nblocalonly000000000"),
                     labelCode: "LOCALONLY001",

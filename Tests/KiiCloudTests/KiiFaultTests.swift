@@ -34,7 +34,7 @@ struct KiiFaultTests {
                 source: .cli
             )
             #expect(result.outcome.status == .bound)
-            #expect(try h.registry.binding(deviceID: registration.device.deviceID)?.account == "alice")
+            #expect(try h.registry.bindings.find(deviceID: registration.device.deviceID)?.account == "alice")
             let sync = try #require(result.sync)
             #expect(sync.state == .queued)
             #expect(sync.code == "TIMEOUT")
@@ -109,7 +109,7 @@ struct KiiFaultTests {
             let report = await h.drainer().drain()
             #expect(report.sent == 1 && report.isComplete)
             #expect(try h.emulator.stats().effects("onboard") == 1)
-            #expect(try h.registry.device(imei: Modules.imeiA)?.deviceID.hasPrefix("th.") == true)
+            #expect(try h.registry.directory.device(imei: Modules.imeiA)?.deviceID.hasPrefix("th.") == true)
         }
     }
 

@@ -19,7 +19,7 @@ struct KiiIdempotencyTests {
     func reonboarding() async throws {
         try await KiiHarness.with { h async throws in
             let identity = ModuleIdentity(imei: try IMEI(Modules.imeiA))
-            let secret = try h.registry.moduleSecret(imei: Modules.imeiA)
+            let secret = try h.registry.directory.moduleSecret(imei: Modules.imeiA)
             let module = CloudModule(identity: identity, secret: secret)
             let first = try await h.cloud.register(module, attempt: Self.attempt())
             let second = try await h.cloud.register(module, attempt: Self.attempt())
@@ -39,7 +39,7 @@ struct KiiIdempotencyTests {
     func ownershipRepeats() async throws {
         try await KiiHarness.with { h async throws in
             let deviceID = try await h.registrar.register(ModuleIdentity(imei: try IMEI(Modules.imeiA))).device.deviceID
-            let token = try h.registry.moduleCredential(deviceID: deviceID)
+            let token = try h.registry.directory.moduleCredential(deviceID: deviceID)
             let bind = CloudBindingChange(
                 action: .bind,
                 deviceID: deviceID,

@@ -19,11 +19,11 @@ struct BatchBinderTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             registry = try Registry(path: directory.appendingPathComponent("s.sqlite").path)
             cloud = EmbeddedCloud()
-            try registry.addAccount(name: "alice", role: .owner)
-            try registry.addAccount(name: "bob", role: .owner)
-            try registry.addAccount(name: "gus", role: .guest)
-            try registry.addHome(name: "lab", owner: "alice")
-            try registry.addHome(name: "bobs", owner: "bob")
+            try registry.directory.addAccount(name: "alice", role: .owner)
+            try registry.directory.addAccount(name: "bob", role: .owner)
+            try registry.directory.addAccount(name: "gus", role: .guest)
+            try registry.directory.addHome(name: "lab", owner: "alice")
+            try registry.directory.addHome(name: "bobs", owner: "bob")
             var labels: [String] = []
             var ids: [String] = []
             for serial in 0..<count {
@@ -102,8 +102,8 @@ struct BatchBinderTests {
         #expect(summary.failed == 9)
         #expect(summary.failuresByCode["QR_PROTOCOL_NOT_RECOGNIZED"] == 2)
         #expect(summary.ignoredColumns == ["colour"])
-        #expect(try f.registry.binding(deviceID: f.ids[4])?.account == "bob")
-        #expect(try f.registry.binding(deviceID: f.ids[0])?.source == .csv)
+        #expect(try f.registry.bindings.find(deviceID: f.ids[4])?.account == "bob")
+        #expect(try f.registry.bindings.find(deviceID: f.ids[0])?.source == .csv)
         let audit = try f.registry.audit.entries(deviceID: f.ids[0])
         #expect(audit.filter { $0.event == "bind" }.count == 1)
     }
@@ -118,7 +118,7 @@ struct BatchBinderTests {
         #expect(second.bound == 0)
         #expect(second.unchanged == 6)
         #expect(second.jobId != first.jobId)
-        #expect(try f.registry.bindings().count == 6)
+        #expect(try f.registry.bindings.list().count == 6)
         #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.count == 6)
     }
 
@@ -132,7 +132,7 @@ struct BatchBinderTests {
         #expect(summary.bound == 1)
         #expect(summary.failuresByCode == ["DUPLICATE_IN_FILE": 1, "QR_PROTOCOL_NOT_RECOGNIZED": 1])
         #expect(summary.jobId == nil)
-        #expect(try f.registry.bindings().isEmpty)
+        #expect(try f.registry.bindings.list().isEmpty)
         #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.isEmpty)
         #expect(try f.report(input + ".report.csv").count == 3)
     }
@@ -169,7 +169,7 @@ struct BatchBinderTests {
         #expect(stopped.stopped)
         #expect(stopped.rows == 2)
         #expect(stopped.stoppedAtLine == 4)
-        #expect(try f.registry.bindings().count == 2)
+        #expect(try f.registry.bindings.list().count == 2)
         let resumed = try f.binder().run(
             BatchRequest(inputPath: input, defaultAccount: "alice", defaultHome: "lab", chunkSize: 2)
         )

@@ -48,8 +48,8 @@ struct BindingServiceTests {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             registry = try Registry(path: directory.appendingPathComponent("s.sqlite").path)
             cloud = EmbeddedCloud()
-            try registry.addAccount(name: "alice", role: .owner)
-            try registry.addHome(name: "lab", owner: "alice")
+            try registry.directory.addAccount(name: "alice", role: .owner)
+            try registry.directory.addHome(name: "lab", owner: "alice")
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -132,7 +132,7 @@ struct BindingServiceTests {
             _ = try await slow.bind(qr: registration.labelPayload, account: "alice", home: "lab", source: .cli)
         }
         #expect(result == .timeout)
-        #expect(try store.registry.bindings().isEmpty)
+        #expect(try store.registry.bindings.list().isEmpty)
         let patient = BindingService(
             cloud: store.cloud,
             registry: store.registry,
@@ -154,7 +154,7 @@ struct BindingServiceTests {
             await code { _ = try await registrar.register(imei: "490154203237518", model: "BC66\u{1B}") }
                 == .invalidArgument
         )
-        #expect(try store.registry.devices().isEmpty)
+        #expect(try store.registry.directory.devices().isEmpty)
     }
 
     @Test("Minted device ids and label codes are unique and well-formed")

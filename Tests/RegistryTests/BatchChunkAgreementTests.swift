@@ -13,24 +13,24 @@ struct BatchChunkAgreementTests {
     /// meter is already bound to bob/bobs; the tracker and the spare are free.
     static func store(_ directory: URL, _ name: String) throws -> Registry {
         let registry = try Registry(path: directory.appendingPathComponent(name).path)
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addAccount(name: "bob", role: .owner)
-        try registry.addAccount(name: "gus", role: .guest)
-        try registry.addHome(name: "lab", owner: "alice")
-        try registry.addHome(name: "bobs", owner: "bob", allowedProducts: ["meter"])
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addAccount(name: "bob", role: .owner)
+        try registry.directory.addAccount(name: "gus", role: .guest)
+        try registry.directory.addHome(name: "lab", owner: "alice")
+        try registry.directory.addHome(name: "bobs", owner: "bob", allowedProducts: ["meter"])
         for (imei, id, code, product) in [
             ("490154203237518", "nbmeter0000000000001", "METER0000001", "meter"),
             ("356938035643809", "nbtracker00000000001", "TRACK0000001", "tracker"),
             ("352099001761481", "nbspare0000000000001", "SPARE0000001", "meter"),
         ] {
-            _ = try registry.recordRegistration(
+            _ = try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI(imei), productID: product),
                 deviceID: try DeviceID(id),
                 labelCode: code,
                 minted: true
             )
         }
-        _ = try registry.bind(
+        _ = try registry.bindings.bind(
             BindCommand(deviceID: try DeviceID("nbmeter0000000000001"), account: "bob", home: "bobs", source: .cli)
         )
         return registry
@@ -52,7 +52,7 @@ struct BatchChunkAgreementTests {
 
     static func single(_ registry: Registry, _ row: (device: String, account: String, home: String)) -> String {
         do {
-            let outcome = try registry.bind(
+            let outcome = try registry.bindings.bind(
                 BindCommand(deviceID: try DeviceID(row.device), account: row.account, home: row.home, source: .csv)
             )
             return outcome.status.rawValue
@@ -81,7 +81,7 @@ struct BatchChunkAgreementTests {
             firstRecordOffset: 0,
             firstRecordLine: 2
         )
-        return try registry.withBatchSession(dryRun: false) { session in
+        return try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             let outcomes = try session.bindChunk(
                 [BatchRow(line: line, device: .id(row.device), accountName: row.account, homeName: row.home)],
@@ -133,7 +133,7 @@ struct BatchChunkAgreementTests {
             firstRecordOffset: 0,
             firstRecordLine: 2
         )
-        let outcomes = try registry.withBatchSession(dryRun: false) { session in
+        let outcomes = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             return try session.bindChunk(
                 [
@@ -154,6 +154,6 @@ struct BatchChunkAgreementTests {
             return
         }
         #expect(error.code == .duplicateInFile && deviceID == "nbtracker00000000001")
-        #expect(try registry.binding(deviceID: "nbtracker00000000001")?.account == "alice")
+        #expect(try registry.bindings.find(deviceID: "nbtracker00000000001")?.account == "alice")
     }
 }

@@ -91,7 +91,7 @@ import Testing
     @Test("an IMEI recorded early on a replug takes the module's row and keeps its last facts until the full identity")
     func imeiEarlyOnAReplug() async throws {
         let device = try #require(
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI(Self.imei)),
                 deviceID: try! DeviceID("nbearly00000000000001"),
                 labelCode: "EARLY0000001",
@@ -187,7 +187,7 @@ import Testing
     @Test("a replug on another port moves the IMEI's row there: one row, same device id, first sighting kept")
     func replugMovesTheRow() async throws {
         let device = try #require(
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI(Self.imei)),
                 deviceID: try! DeviceID("nbreplug0000000000001"),
                 labelCode: "REPLUG000001",
@@ -270,7 +270,7 @@ import Testing
     @Test("the schema refuses two present rows on one port, bad IMEIs, unknown states and another IMEI's device")
     func schemaChecks() throws {
         let device = try #require(
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI(Self.otherIMEI)),
                 deviceID: try! DeviceID("nbschema000000000001"),
                 labelCode: "SCHEMA000001",

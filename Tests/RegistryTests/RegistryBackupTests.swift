@@ -13,7 +13,7 @@ struct RegistryBackupTests {
     func backupWhileWriting() throws {
         let store = try TestStore()
         let registry = try Registry(path: store.path)
-        for index in 0..<2000 { try registry.addAccount(name: "seed-\(index)", role: .owner) }
+        for index in 0..<2000 { try registry.directory.addAccount(name: "seed-\(index)", role: .owner) }
 
         // The writer: its own Registry (own pool, own connections), adding accounts until told to stop.
         let stop = Atomic<Bool>(false)
@@ -25,7 +25,7 @@ struct RegistryBackupTests {
                 let writer = try Registry(path: store.path)
                 var index = 0
                 while !stop.load(ordering: .acquiring) {
-                    try writer.addAccount(name: "live-\(index)", role: .guest)
+                    try writer.directory.addAccount(name: "live-\(index)", role: .guest)
                     index += 1
                     written.store(index, ordering: .releasing)
                 }
@@ -56,7 +56,7 @@ struct RegistryBackupTests {
 
             // The copy is a store in its own right: it opens, and its rows agree with its audit log.
             let copy = try Registry(path: destination)
-            #expect(try copy.accounts().count == copied)
+            #expect(try copy.directory.accounts().count == copied)
             let audited = try DatabaseQueue(path: destination).read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM audit_log WHERE event = 'account_add'")
             }
@@ -102,7 +102,7 @@ struct RegistryBackupTests {
     func damagedStore() throws {
         let store = try TestStore()
         let registry = try Registry(path: store.path)
-        for index in 0..<3000 { try registry.addAccount(name: "account-\(index)", role: .owner) }
+        for index in 0..<3000 { try registry.directory.addAccount(name: "account-\(index)", role: .owner) }
         try DatabaseQueue(path: store.path).writeWithoutTransaction { db in
             _ = try db.checkpoint(.truncate)
         }

@@ -20,13 +20,13 @@ struct RegistryBindingTests {
         init() throws {
             store = try TestStore()
             registry = try Registry(path: store.path, clock: clock)
-            try registry.addAccount(name: "alice", role: .owner)
-            try registry.addAccount(name: "bob", role: .owner)
-            try registry.addAccount(name: "gus", role: .guest)
-            try registry.addHome(name: "alice-home", owner: "alice")
-            try registry.addHome(name: "bob-meters", owner: "bob", allowedProducts: ["meter"])
+            try registry.directory.addAccount(name: "alice", role: .owner)
+            try registry.directory.addAccount(name: "bob", role: .owner)
+            try registry.directory.addAccount(name: "gus", role: .guest)
+            try registry.directory.addHome(name: "alice-home", owner: "alice")
+            try registry.directory.addHome(name: "bob-meters", owner: "bob", allowedProducts: ["meter"])
             meter = try #require(
-                try registry.recordRegistration(
+                try registry.directory.recordRegistration(
                     ModuleIdentity(imei: try IMEI("490154203237518"), productID: "meter"),
                     deviceID: try! DeviceID("dev-meter-1"),
                     labelCode: "LABELMETER1",
@@ -34,7 +34,7 @@ struct RegistryBindingTests {
                 )
             ).device
             tracker = try #require(
-                try registry.recordRegistration(
+                try registry.directory.recordRegistration(
                     ModuleIdentity(imei: try IMEI("356938035643809"), productID: "tracker"),
                     deviceID: try! DeviceID("dev-tracker-1"),
                     labelCode: "LABELTRACK1",
@@ -51,7 +51,7 @@ struct RegistryBindingTests {
         ) throws(NBGWError)
             -> BindOutcome
         {
-            try registry.bind(
+            try registry.bindings.bind(
                 BindCommand(
                     deviceID: try! DeviceID(device.deviceID),
                     account: account,
@@ -78,7 +78,7 @@ struct RegistryBindingTests {
         #expect(try f.bind(f.meter, "alice", "alice-home").status == .bound)
         let again = try f.bind(f.meter, "alice", "alice-home")
         #expect(again.status == .unchanged)
-        #expect(try f.registry.bindings().count == 1)
+        #expect(try f.registry.bindings.list().count == 1)
     }
 
     @Test("Strong binding: a bound device refuses another account and another home")
@@ -86,11 +86,11 @@ struct RegistryBindingTests {
         let f = try Fixture()
         _ = try f.bind(f.meter, "alice", "alice-home")
         f.expectCode(.deviceAlreadyBound) { _ = try f.bind(f.meter, "bob", "bob-meters") }
-        try f.registry.addHome(name: "alice-garage", owner: "alice")
+        try f.registry.directory.addHome(name: "alice-garage", owner: "alice")
         f.expectCode(.deviceAlreadyBound) { _ = try f.bind(f.meter, "alice", "alice-garage") }
-        try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli)
+        try f.registry.bindings.unbind(deviceID: f.meter.deviceID, source: .cli)
         #expect(try f.bind(f.meter, "bob", "bob-meters").status == .bound)
-        #expect(try f.registry.binding(deviceID: f.meter.deviceID)?.account == "bob")
+        #expect(try f.registry.bindings.find(deviceID: f.meter.deviceID)?.account == "bob")
     }
 
     @Test("Guests, strangers' homes, unknown names and disallowed products are refused with their codes")
@@ -102,11 +102,11 @@ struct RegistryBindingTests {
         f.expectCode(.unknownHome) { _ = try f.bind(f.meter, "alice", "nowhere") }
         f.expectCode(.productNotAllowed) { _ = try f.bind(f.tracker, "bob", "bob-meters") }
         f.expectCode(.unknownDevice) {
-            _ = try f.registry.bind(
+            _ = try f.registry.bindings.bind(
                 BindCommand(deviceID: try! DeviceID("ghost"), account: "alice", home: "alice-home", source: .cli)
             )
         }
-        #expect(try f.registry.bindings().isEmpty)
+        #expect(try f.registry.bindings.list().isEmpty)
         let rejected = try f.registry.audit.entries().filter { $0.event == "bind_rejected" }.compactMap(\.code)
         #expect(
             rejected == [
@@ -119,15 +119,15 @@ struct RegistryBindingTests {
     @Test("A pairing token is valid for 10 minutes and dies with the bind that uses it")
     func tokenLifetime() throws {
         let f = try Fixture()
-        let token = try f.registry.createToken(home: "alice-home")
+        let token = try f.registry.directory.createToken(home: "alice-home")
         #expect(token.expiresAt.timeIntervalSince(token.createdAt) == 600)
         f.clock.advance(by: 599)
         #expect(try f.bind(f.meter, "alice", "alice-home", token: token.token).status == .bound)
-        #expect(try f.registry.token(token.token)?.usedByDevice == f.meter.deviceID)
-        try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli)
+        #expect(try f.registry.directory.token(token.token)?.usedByDevice == f.meter.deviceID)
+        try f.registry.bindings.unbind(deviceID: f.meter.deviceID, source: .cli)
         f.expectCode(.tokenExpired) { _ = try f.bind(f.meter, "alice", "alice-home", token: token.token) }
 
-        let late = try f.registry.createToken(home: "alice-home")
+        let late = try f.registry.directory.createToken(home: "alice-home")
         f.clock.advance(by: 600.001)
         f.expectCode(.tokenExpired) { _ = try f.bind(f.meter, "alice", "alice-home", token: late.token) }
     }
@@ -162,7 +162,7 @@ struct RegistryBindingTests {
     @Test("A token of another home or an unknown token is invalid")
     func tokenOfAnotherHome() throws {
         let f = try Fixture()
-        let bobs = try f.registry.createToken(home: "bob-meters")
+        let bobs = try f.registry.directory.createToken(home: "bob-meters")
         f.expectCode(.tokenInvalid) { _ = try f.bind(f.meter, "alice", "alice-home", token: bobs.token) }
         f.expectCode(.tokenInvalid) { _ = try f.bind(f.meter, "alice", "alice-home", token: "nosuchtoken123") }
     }
@@ -171,7 +171,7 @@ struct RegistryBindingTests {
     func registrationIsIdempotentByIMEI() throws {
         let f = try Fixture()
         let again = try #require(
-            try f.registry.recordRegistration(
+            try f.registry.directory.recordRegistration(
                 ModuleIdentity(
                     imei: try IMEI("490154203237518"),
                     iccid: try ICCID("89860012345678901234"),
@@ -185,23 +185,23 @@ struct RegistryBindingTests {
         #expect(!again.created)
         #expect(again.device.deviceID == f.meter.deviceID)
         #expect(again.changedFields == ["iccid"])
-        #expect(try f.registry.device(imei: "490154203237518")?.iccid == "89860012345678901234")
+        #expect(try f.registry.directory.device(imei: "490154203237518")?.iccid == "89860012345678901234")
     }
 
     @Test("Unbinding an unbound or unknown device says so")
     func unbindErrors() throws {
         let f = try Fixture()
-        f.expectCode(.notBound) { try f.registry.unbind(deviceID: f.meter.deviceID, source: .cli) }
-        f.expectCode(.unknownDevice) { try f.registry.unbind(deviceID: "ghost", source: .cli) }
+        f.expectCode(.notBound) { try f.registry.bindings.unbind(deviceID: f.meter.deviceID, source: .cli) }
+        f.expectCode(.unknownDevice) { try f.registry.bindings.unbind(deviceID: "ghost", source: .cli) }
     }
 
     @Test("Duplicate accounts and homes are refused; names with control characters are invalid")
     func namesAreValidated() throws {
         let f = try Fixture()
-        f.expectCode(.accountExists) { try f.registry.addAccount(name: "alice", role: .owner) }
-        f.expectCode(.homeExists) { try f.registry.addHome(name: "alice-home", owner: "alice") }
-        f.expectCode(.homeAccessDenied) { try f.registry.addHome(name: "gus-home", owner: "gus") }
-        f.expectCode(.invalidArgument) { try f.registry.addAccount(name: "evil\u{1B}[2J", role: .owner) }
-        f.expectCode(.invalidArgument) { try f.registry.addAccount(name: "", role: .owner) }
+        f.expectCode(.accountExists) { try f.registry.directory.addAccount(name: "alice", role: .owner) }
+        f.expectCode(.homeExists) { try f.registry.directory.addHome(name: "alice-home", owner: "alice") }
+        f.expectCode(.homeAccessDenied) { try f.registry.directory.addHome(name: "gus-home", owner: "gus") }
+        f.expectCode(.invalidArgument) { try f.registry.directory.addAccount(name: "evil\u{1B}[2J", role: .owner) }
+        f.expectCode(.invalidArgument) { try f.registry.directory.addAccount(name: "", role: .owner) }
     }
 }

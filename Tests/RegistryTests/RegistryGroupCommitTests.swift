@@ -41,7 +41,7 @@ struct RegistryGroupCommitTests {
             tasks.append(
                 Task {
                     do throws(NBGWError) {
-                        return .success(try await registry.bindInGroup(command, timeout: timeout).change)
+                        return .success(try await registry.bindings.bindInGroup(command, timeout: timeout).change)
                     } catch {
                         return .failure(error)
                     }
@@ -58,7 +58,7 @@ struct RegistryGroupCommitTests {
 
     /// A bind with a 30 s budget, in a task of its own; its status.
     static func bindTask(_ registry: Registry, _ command: BindCommand) -> Task<BindOutcome.Status, any Error> {
-        Task { try await registry.bindInGroup(command, timeout: .seconds(30)).change.status }
+        Task { try await registry.bindings.bindInGroup(command, timeout: .seconds(30)).change.status }
     }
 
     /// Waits (up to 10 s) until a second group has been taken and nothing waits in the queue: the
@@ -114,7 +114,7 @@ struct RegistryGroupCommitTests {
             let body = String(format: "35000000%06d", index)
             let imei = try IMEI(body + String(Luhn.checkDigit(for: body)))
             let device = try #require(
-                try f.registry.recordRegistration(
+                try f.registry.directory.recordRegistration(
                     ModuleIdentity(imei: imei, productID: "meter"),
                     deviceID: try! DeviceID(String(format: "dev-group-%02d", index)),
                     labelCode: String(format: "LABELGRP%04d", index),
@@ -129,7 +129,7 @@ struct RegistryGroupCommitTests {
         let after = f.registry.bindQueue.totals
         #expect(after.groups - before.groups == 1)
         #expect(after.binds - before.binds == 64)
-        #expect(try f.registry.bindings(account: "alice").count == 64)
+        #expect(try f.registry.bindings.list(account: "alice").count == 64)
         #expect(try f.registry.audit.entries().filter { $0.event == "bind" }.count == 64)
     }
 
@@ -145,7 +145,7 @@ struct RegistryGroupCommitTests {
         )
         #expect((try? results[0].get().status) == .bound)
         #expect(results[1].failureCode == .deviceAlreadyBound)
-        #expect(try f.registry.binding(deviceID: f.meter.deviceID)?.account == "alice")
+        #expect(try f.registry.bindings.find(deviceID: f.meter.deviceID)?.account == "alice")
         let events = try f.registry.audit.entries(deviceID: f.meter.deviceID).map { "\($0.event):\($0.code ?? "")" }
         #expect(events.sorted() == ["bind:", "bind_rejected:DEVICE_ALREADY_BOUND", "register:"])
     }
@@ -153,7 +153,7 @@ struct RegistryGroupCommitTests {
     @Test("A refused bind in the middle of a group rolls back only itself")
     func refusalRollsBackOnlyItself() async throws {
         let f = try Fixture()
-        let token = try f.registry.createToken(home: "alice-home")
+        let token = try f.registry.directory.createToken(home: "alice-home")
         let results = await Self.bindAsOneGroup(
             f.registry,
             [
@@ -168,8 +168,8 @@ struct RegistryGroupCommitTests {
         #expect(results[1].failureCode != nil)
         #expect(results[2].failureCode == .unknownAccount)
         #expect((try? results[3].get().status) == .bound)
-        #expect(try f.registry.bindings().count == 2)
-        #expect(try f.registry.token(token.token)?.usedByDevice == f.meter.deviceID)
+        #expect(try f.registry.bindings.list().count == 2)
+        #expect(try f.registry.directory.token(token.token)?.usedByDevice == f.meter.deviceID)
         #expect(try f.registry.audit.entries().filter { $0.event == "bind_rejected" }.count == 2)
     }
 
@@ -177,8 +177,8 @@ struct RegistryGroupCommitTests {
     func groupMatchesLoneBinds() async throws {
         let grouped = try Fixture()
         let lone = try Fixture()
-        let token = try grouped.registry.createToken(home: "alice-home")
-        let loneToken = try lone.registry.createToken(home: "alice-home")
+        let token = try grouped.registry.directory.createToken(home: "alice-home")
+        let loneToken = try lone.registry.directory.createToken(home: "alice-home")
         func commands(_ f: Fixture, _ token: String) -> [BindCommand] {
             [
                 Self.command(f.meter.deviceID, "alice", "alice-home", token: token),
@@ -199,7 +199,7 @@ struct RegistryGroupCommitTests {
         var loneResults: [Result<BindOutcome, NBGWError>] = []
         for command in commands(lone, loneToken.token) {
             do throws(NBGWError) {
-                loneResults.append(.success(try lone.registry.bind(command)))
+                loneResults.append(.success(try lone.registry.bindings.bind(command)))
             } catch {
                 loneResults.append(.failure(error))
             }
@@ -220,7 +220,7 @@ struct RegistryGroupCommitTests {
             timeout: .zero
         )
         #expect(results[0].failureCode == .timeout)
-        #expect(try f.registry.bindings().isEmpty)
+        #expect(try f.registry.bindings.list().isEmpty)
         #expect(try f.registry.audit.entries().filter { $0.event.hasPrefix("bind") }.isEmpty)
     }
 
@@ -239,9 +239,9 @@ struct RegistryGroupCommitTests {
         )
         try Self.execute(other, "ROLLBACK")
         #expect(results.map(\.failureCode) == [.timeout, .timeout])
-        #expect(try f.registry.bindings().isEmpty)
+        #expect(try f.registry.bindings.list().isEmpty)
         // The writer is usable again at once.
-        let after = try await f.registry.bindInGroup(Self.command(f.meter.deviceID, "alice", "alice-home"))
+        let after = try await f.registry.bindings.bindInGroup(Self.command(f.meter.deviceID, "alice", "alice-home"))
         #expect(after.change.status == .bound)
     }
 
@@ -255,7 +255,7 @@ struct RegistryGroupCommitTests {
         // machine, so the group's lock wait is bounded by it and the long bind is put back.
         let short = Task { () -> ErrorCode? in
             do throws(NBGWError) {
-                _ = try await f.registry.bindInGroup(
+                _ = try await f.registry.bindings.bindInGroup(
                     Self.command(f.meter.deviceID, "alice", "alice-home"),
                     timeout: .seconds(1)
                 )
@@ -266,7 +266,7 @@ struct RegistryGroupCommitTests {
         }
         while f.registry.bindQueue.waitingCount < 1 { await Task.yield() }
         let long = Task {
-            try await f.registry.bindInGroup(
+            try await f.registry.bindings.bindInGroup(
                 Self.command(f.tracker.deviceID, "alice", "alice-home"),
                 timeout: .seconds(30)
             ).change.status
@@ -277,7 +277,7 @@ struct RegistryGroupCommitTests {
         // The short bind has given up; the long one waits for the lock in a group of its own.
         try Self.execute(other, "ROLLBACK")
         #expect(try await long.value == .bound)
-        #expect(try f.registry.bindings().map(\.deviceID) == [f.tracker.deviceID])
+        #expect(try f.registry.bindings.list().map(\.deviceID) == [f.tracker.deviceID])
         #expect(f.registry.bindQueue.totals.groups >= 2)
     }
 
@@ -295,7 +295,7 @@ struct RegistryGroupCommitTests {
         #expect(f.registry.bindQueue.waitingCount == 0)
         try Self.execute(other, "ROLLBACK")
         #expect(try await bind.value == .bound)
-        #expect(try f.registry.bindings().map(\.deviceID) == [f.meter.deviceID])
+        #expect(try f.registry.bindings.list().map(\.deviceID) == [f.meter.deviceID])
     }
 
     @Test("A leader cancelled while its group waits for another process's lock still binds and answers its group")
@@ -315,7 +315,7 @@ struct RegistryGroupCommitTests {
         try Self.execute(other, "ROLLBACK")
         #expect(try await leader.value == .bound)
         #expect(try await follower.value == .bound)
-        #expect(Set(try f.registry.bindings().map(\.deviceID)) == [f.meter.deviceID, f.tracker.deviceID])
+        #expect(Set(try f.registry.bindings.list().map(\.deviceID)) == [f.meter.deviceID, f.tracker.deviceID])
     }
 }
 

@@ -19,12 +19,12 @@ struct RegistryIngestTrailTests {
         init(walCheckpointing: Registry.WALCheckpointing = .automatic) throws {
             store = try TestStore()
             registry = try Registry(path: store.path, clock: clock, walCheckpointing: walCheckpointing)
-            try registry.addAccount(name: "alice", role: .owner)
-            try registry.addAccount(name: "bob", role: .owner)
-            try registry.addHome(name: "lab", owner: "alice")
-            try registry.addHome(name: "bobs", owner: "bob")
+            try registry.directory.addAccount(name: "alice", role: .owner)
+            try registry.directory.addAccount(name: "bob", role: .owner)
+            try registry.directory.addHome(name: "lab", owner: "alice")
+            try registry.directory.addHome(name: "bobs", owner: "bob")
             device = try #require(
-                try registry.recordRegistration(
+                try registry.directory.recordRegistration(
                     ModuleIdentity(imei: try IMEI("490154203237518")),
                     deviceID: try! DeviceID("dev-1"),
                     labelCode: "LABEL1",
@@ -54,14 +54,14 @@ struct RegistryIngestTrailTests {
     @Test("An ingest bind records its key and client address on its audit row, in its own transaction")
     func bindTrail() throws {
         let fixture = try Fixture()
-        let bound = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        let bound = try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: fixture.origin))
         #expect(bound.status == .bound)
         fixture.clock.advance(by: 1)
-        let unchanged = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        let unchanged = try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: fixture.origin))
         #expect(unchanged.status == .unchanged)
         fixture.clock.advance(by: 1)
         #expect(throws: NBGWError.self) {
-            try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
+            try fixture.registry.bindings.bind(fixture.command("bob", "bobs", origin: fixture.origin))
         }
 
         let audit = try fixture.registry.audit.entries(deviceID: "dev-1")
@@ -89,10 +89,10 @@ struct RegistryIngestTrailTests {
     @Test("Trail entries of one millisecond: those with an audit row first, each kind in its own order")
     func trailOrderWithinAMillisecond() throws {
         let fixture = try Fixture()
-        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
-        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        _ = try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        _ = try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: fixture.origin))
         #expect(throws: NBGWError.self) {
-            try fixture.registry.bind(fixture.command("bob", "bobs", origin: fixture.origin))
+            try fixture.registry.bindings.bind(fixture.command("bob", "bobs", origin: fixture.origin))
         }
         let trail = try fixture.registry.audit.ingestTrail(deviceID: "dev-1")
         #expect(trail.map(\.event) == ["bind", "bind_rejected", "bind_unchanged"])
@@ -101,7 +101,7 @@ struct RegistryIngestTrailTests {
     @Test("A bind recorded before migration v6 keeps its ingest_audit row and shows once in the trail")
     func trailOfABindFromBeforeV6() throws {
         let fixture = try Fixture()
-        _ = try fixture.registry.bind(fixture.command("alice", "lab", origin: fixture.origin))
+        _ = try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: fixture.origin))
         let auditID = try #require(try fixture.registry.audit.entries(deviceID: "dev-1").last?.id)
         // What a bind wrote before v6: an ingest_audit row linked to its audit row.
         try fixture.registry.pool.write { db in
@@ -121,8 +121,8 @@ struct RegistryIngestTrailTests {
     @Test("Binds without an ingest origin (CLI, CSV, daemon) write no trail row")
     func noOriginNoTrail() throws {
         let fixture = try Fixture()
-        _ = try fixture.registry.bind(fixture.command("alice", "lab"))
-        #expect(throws: NBGWError.self) { try fixture.registry.bind(fixture.command("bob", "bobs")) }
+        _ = try fixture.registry.bindings.bind(fixture.command("alice", "lab"))
+        #expect(throws: NBGWError.self) { try fixture.registry.bindings.bind(fixture.command("bob", "bobs")) }
         #expect(try fixture.registry.audit.ingestTrail().isEmpty)
         #expect(
             try fixture.registry.audit.entries(deviceID: "dev-1").map(\.event) == ["register", "bind", "bind_rejected"]
@@ -135,9 +135,9 @@ struct RegistryIngestTrailTests {
         // audit_log.api_key has CHECK (length BETWEEN 1 AND 64) (migration v6).
         let tooLong = BindCommand.IngestOrigin(apiKey: String(repeating: "k", count: 65), clientAddress: "x")
         #expect(throws: NBGWError.self) {
-            try fixture.registry.bind(fixture.command("alice", "lab", origin: tooLong))
+            try fixture.registry.bindings.bind(fixture.command("alice", "lab", origin: tooLong))
         }
-        #expect(try fixture.registry.binding(deviceID: "dev-1") == nil)
+        #expect(try fixture.registry.bindings.find(deviceID: "dev-1") == nil)
         #expect(try fixture.registry.audit.entries(deviceID: "dev-1").filter { $0.event == "bind" }.isEmpty)
         #expect(try fixture.registry.audit.ingestTrail().isEmpty)
     }
@@ -145,8 +145,14 @@ struct RegistryIngestTrailTests {
     @Test("A bind with a pairing token records the token's row id, never the token")
     func tokenTrail() throws {
         let fixture = try Fixture()
-        let token = try fixture.registry.createToken(home: "lab", operator: "scanner-1", ingest: fixture.origin)
-        _ = try fixture.registry.bind(fixture.command("alice", "lab", token: token.token, origin: fixture.origin))
+        let token = try fixture.registry.directory.createToken(
+            home: "lab",
+            operator: "scanner-1",
+            ingest: fixture.origin
+        )
+        _ = try fixture.registry.bindings.bind(
+            fixture.command("alice", "lab", token: token.token, origin: fixture.origin)
+        )
         let trail = try fixture.registry.audit.ingestTrail()
         #expect(trail.map(\.event) == ["token_create", "bind"])
         let tokenAudit = try #require(try fixture.registry.audit.entries().last { $0.event == "token_create" })
@@ -189,13 +195,13 @@ struct RegistryIngestTrailTests {
 
         // Enough commits to pass SQLite's 1000-page automatic threshold: nothing is copied back.
         for index in 0..<300 {
-            _ = try fixture.registry.createToken(home: index.isMultiple(of: 2) ? "lab" : "bobs")
+            _ = try fixture.registry.directory.createToken(home: index.isMultiple(of: 2) ? "lab" : "bobs")
         }
         let before = try #require(fixture.registry.checkpointer.tickNow())
         #expect(before.logFrames > 1000)
         #expect(before.checkpointed == before.logFrames)
         // The log restarts from its beginning after a complete checkpoint.
-        _ = try fixture.registry.createToken(home: "lab")
+        _ = try fixture.registry.directory.createToken(home: "lab")
         let after = try #require(fixture.registry.checkpointer.tickNow())
         #expect(after.logFrames < 100)
     }
@@ -211,11 +217,11 @@ struct RegistryIngestTrailTests {
             pool.writeWithoutTransaction { db in _ = BackgroundCheckpointer.passive(db.sqliteConnection) }
         }
         #expect(started)
-        for _ in 0..<10 { _ = try fixture.registry.createToken(home: "lab") }
+        for _ in 0..<10 { _ = try fixture.registry.directory.createToken(home: "lab") }
         let pass = try #require(checkpointer.tickNow())
         #expect(pass.logFrames >= 20)
         #expect(calls.value == 1)
-        _ = try fixture.registry.createToken(home: "lab")
+        _ = try fixture.registry.directory.createToken(home: "lab")
         let next = try #require(checkpointer.tickNow())
         #expect(next.logFrames < 20, "the log restarted after the restart point")
         #expect(calls.value == 1)

@@ -52,7 +52,7 @@ struct RegistryLeanBatchMigrationTests {
     func upgradesAStoreWrittenByV11() throws {
         let store = try Self.storeAtV11()
         let registry = try Registry(path: store.path, clock: ManualWallClock())
-        #expect(try registry.bindings(account: "alice").map(\.deviceID) == ["dev-1"])
+        #expect(try registry.bindings.list(account: "alice").map(\.deviceID) == ["dev-1"])
         // The batch bind written before v12 keeps its audit_log row and shows once.
         let trail = try registry.audit.entries(deviceID: "dev-1")
         #expect(trail.map(\.id) == [1])
@@ -129,7 +129,7 @@ struct RegistryLeanBatchMigrationTests {
             firstRecordOffset: 0,
             firstRecordLine: 2
         )
-        let (job, outcomes) = try registry.withBatchSession(dryRun: false) { session in
+        let (job, outcomes) = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             let outcomes = try session.bindChunk(
                 [
@@ -172,8 +172,8 @@ struct RegistryLeanBatchMigrationTests {
         let clock = ManualWallClock()
         let registry = try Registry(path: store.path, clock: clock)
         let dev3 = try DeviceID("dev-3")
-        _ = try registry.bind(BindCommand(deviceID: dev3, account: "alice", home: "lab", source: .cli))
-        _ = try registry.unbind(deviceID: "dev-3", source: .cli)
+        _ = try registry.bindings.bind(BindCommand(deviceID: dev3, account: "alice", home: "lab", source: .cli))
+        _ = try registry.bindings.unbind(deviceID: "dev-3", source: .cli)
         clock.advance(by: 1)
         let input = Registry.BatchInput(
             path: store.directory.appendingPathComponent("third.csv").path,
@@ -186,7 +186,7 @@ struct RegistryLeanBatchMigrationTests {
             firstRecordOffset: 0,
             firstRecordLine: 2
         )
-        _ = try registry.withBatchSession(dryRun: false) { session in
+        _ = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             return try session.bindChunk(
                 [BatchRow(line: 2, device: .id("dev-3"), accountName: "bob", homeName: "bobs")],
@@ -194,7 +194,7 @@ struct RegistryLeanBatchMigrationTests {
             ) { _ in (job, true) }
         }
         clock.advance(by: 1)
-        _ = try registry.unbind(deviceID: "dev-3", source: .cli)
+        _ = try registry.bindings.unbind(deviceID: "dev-3", source: .cli)
         let events = try registry.audit.entries(deviceID: "dev-3").map { "\($0.event)/\($0.source ?? "-")" }
         #expect(events == ["bind/cli", "unbind/cli", "bind/csv", "unbind/cli"])
     }

@@ -44,7 +44,7 @@ struct RegistryLeanBindMigrationTests {
         let store = try Self.storeAtV6()
         let registry = try Registry(path: store.path, clock: ManualWallClock())
 
-        let bindings = try registry.bindings(account: "alice")
+        let bindings = try registry.bindings.list(account: "alice")
         #expect(bindings.map(\.deviceID) == ["dev-1", "dev-2"])
         let audit = try registry.audit.entries()
         #expect(audit.map(\.id) == [1, 2])
@@ -95,11 +95,11 @@ struct RegistryLeanBindMigrationTests {
         }
 
         // New rows continue the ids, and a bind without a token beside another works.
-        _ = try registry.bind(
+        _ = try registry.bindings.bind(
             BindCommand(deviceID: try DeviceID("dev-3"), account: "alice", home: "lab", source: .cli, operator: "op")
         )
         #expect(try registry.audit.entries().map(\.id) == [1, 2, 3])
-        #expect(try registry.bindings(account: "alice").count == 3)
+        #expect(try registry.bindings.list(account: "alice").count == 3)
     }
 
     @Test("v7 rebuilds tables of 20 000 bindings and audit rows (a DROP TABLE whose journal spills)")
@@ -121,7 +121,7 @@ struct RegistryLeanBindMigrationTests {
         }
         try queue.close()
         let registry = try Registry(path: store.path, clock: ManualWallClock())
-        #expect(try registry.bindings(account: "alice", limit: 30_000).count == 20_002)
+        #expect(try registry.bindings.list(account: "alice", limit: 30_000).count == 20_002)
         #expect(try registry.audit.entries(limit: 30_000).count == 20_002)
     }
 }

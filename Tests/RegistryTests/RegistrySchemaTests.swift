@@ -11,11 +11,11 @@ struct RegistrySchemaTests {
     func seeded() throws -> (TestStore, Registry) {
         let store = try TestStore()
         let registry = try Registry(path: store.path)
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addAccount(name: "gus", role: .guest)
-        try registry.addHome(name: "home", owner: "alice")
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addAccount(name: "gus", role: .guest)
+        try registry.directory.addHome(name: "home", owner: "alice")
         _ = try #require(
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI("490154203237518")),
                 deviceID: try! DeviceID("dev-1"),
                 labelCode: "LABEL0001",
@@ -43,7 +43,7 @@ struct RegistrySchemaTests {
         let (store, registry) = try seeded()
         _ = registry
         let reopened = try Registry(path: store.path)
-        #expect(try reopened.accounts().map(\.name) == ["alice", "gus"])
+        #expect(try reopened.directory.accounts().map(\.name) == ["alice", "gus"])
         let mode = try DatabaseQueue(path: store.path).read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode")
         }
         #expect(mode == "wal")
@@ -92,7 +92,7 @@ struct RegistrySchemaTests {
                 "INSERT INTO device (device_id, imei, label_code, registered_at, updated_at) VALUES ('dev-1', '356938035643809', 'ABCDEF', 0, 0)"
             )
         }
-        _ = try registry.createToken(home: "home")
+        _ = try registry.directory.createToken(home: "home")
         try raw(store.path, "UPDATE pairing_token SET used_at = created_at, used_by_device = 1")
         #expect(throws: DatabaseError.self) {
             try raw(store.path, "UPDATE pairing_token SET used_at = NULL, used_by_device = NULL")
@@ -113,7 +113,7 @@ struct RegistrySchemaTests {
             defer { try? db.execute(sql: "ROLLBACK") }
             let started = ContinuousClock.now
             do {
-                _ = try registry.bind(
+                _ = try registry.bindings.bind(
                     BindCommand(deviceID: try DeviceID("dev-1"), account: "alice", home: "home", source: .cli),
                     timeout: .milliseconds(300)
                 )
@@ -124,7 +124,7 @@ struct RegistrySchemaTests {
             }
             #expect(ContinuousClock.now - started < .seconds(5))
         }
-        #expect(try registry.bindings().isEmpty)
+        #expect(try registry.bindings.list().isEmpty)
     }
 
     @Test("Opening a file that is not a store fails with STORE_UNAVAILABLE")

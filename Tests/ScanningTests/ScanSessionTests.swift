@@ -18,8 +18,8 @@ struct ScanSessionTests {
         init() throws {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             registry = try Registry(path: directory.appendingPathComponent("s.sqlite").path)
-            try registry.addAccount(name: "alice", role: .owner)
-            try registry.addHome(name: "lab", owner: "alice")
+            try registry.directory.addAccount(name: "alice", role: .owner)
+            try registry.directory.addHome(name: "lab", owner: "alice")
         }
 
         deinit { try? FileManager.default.removeItem(at: directory) }
@@ -70,7 +70,7 @@ struct ScanSessionTests {
         let tallies = await session.tallies
         #expect(tallies.scans == 8 && tallies.bound == 2 && tallies.unchanged == 1)
         #expect(tallies.failed == 4 && tallies.repeats == 1)
-        #expect(try bench.registry.binding(deviceID: outcomes[0].deviceID!)?.account == "alice")
+        #expect(try bench.registry.bindings.find(deviceID: outcomes[0].deviceID!)?.account == "alice")
 
         // The report: a header and one row per scan, already on file.
         let rows = try String(contentsOfFile: reportPath, encoding: .utf8).split(separator: "\n")

@@ -13,7 +13,7 @@ struct CloudSyncCheckTests {
             try h.seedAccounts()
             // Only here: registered with the embedded cloud, never sent.
             let localOnly = try #require(
-                try h.registry.recordRegistration(
+                try h.registry.directory.recordRegistration(
                     ModuleIdentity(imei: try IMEI(Modules.imeiA)),
                     deviceID: try! DeviceID("nblocalonly000000000"),
                     labelCode: "LOCALONLY001",

@@ -30,7 +30,7 @@ struct EmulatorEndToEndTests {
             #expect(registration.created)
             #expect(registration.labelPayload.hasPrefix(CloudConfiguration.defaultLabelBase))
             let deviceID = registration.device.deviceID
-            #expect(try h.registry.device(imei: Modules.imeiA)?.deviceID == deviceID)
+            #expect(try h.registry.directory.device(imei: Modules.imeiA)?.deviceID == deviceID)
             #expect(h.cloud.bindings.labelPayload(for: registration.device) == registration.labelPayload)
 
             // Parse: the label resolves through the cloud to the NB bind action.
@@ -78,7 +78,7 @@ struct EmulatorEndToEndTests {
             let updated = try await h.cloud.register(try Self.identity(firmware: "2.0"))
             #expect(updated.device.deviceID == first.device.deviceID)
             #expect(updated.changedFields == ["firmware"])
-            #expect(try h.registry.device(imei: Modules.imeiA)?.firmware == "2.0")
+            #expect(try h.registry.directory.device(imei: Modules.imeiA)?.firmware == "2.0")
             let stats = try h.emulator.stats()
             #expect(stats.effects("register") == 1)
             #expect(stats.effects("register_update") == 1)
@@ -90,7 +90,7 @@ struct EmulatorEndToEndTests {
     func embeddedIDsAreKept() async throws {
         try await CloudHarness.with { h async throws in
             let local = try #require(
-                try h.registry.recordRegistration(
+                try h.registry.directory.recordRegistration(
                     try Self.identity(),
                     deviceID: try! DeviceID("nblocal000000000000a"),
                     labelCode: "LOCALCODE123",
@@ -251,7 +251,7 @@ struct EmulatorEndToEndTests {
             let unbound = try await h.cloud.unbind(deviceID: deviceID, source: .cli)
             #expect(unbound.sync.state == .synced)
             #expect(try await h.cloud.cloudBindings().isEmpty)
-            #expect(try h.registry.binding(deviceID: deviceID) == nil)
+            #expect(try h.registry.bindings.find(deviceID: deviceID) == nil)
             #expect(try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud.http).isConsistent)
         }
     }

@@ -60,7 +60,7 @@ struct EmulatorFaultTests {
             #expect(error?.code == .timeout)
             #expect(error?.message.contains("HTTP 503") == true)
             #expect(error?.message.contains("5 attempts") == true)
-            #expect(try h.registry.device(imei: Modules.imeiA) == nil)
+            #expect(try h.registry.directory.device(imei: Modules.imeiA) == nil)
             #expect(try h.emulator.stats().effects("register") == 0)
         }
     }
@@ -92,7 +92,7 @@ struct EmulatorFaultTests {
             #expect(stats.faultsFired["drop_after_processing"] == 1)
             #expect(stats.effects("register") == 1)
             #expect(stats.replays == 1)
-            #expect(try h.registry.device(imei: Modules.imeiA)?.deviceID == registration.device.deviceID)
+            #expect(try h.registry.directory.device(imei: Modules.imeiA)?.deviceID == registration.device.deviceID)
         }
     }
 
@@ -157,7 +157,7 @@ struct EmulatorFaultTests {
             #expect(result.outcome.status == .bound)
             #expect(result.sync.state == .queued)
             #expect(result.sync.message?.contains("HTTP 503") == true)
-            #expect(try h.registry.binding(deviceID: deviceID) != nil)
+            #expect(try h.registry.bindings.find(deviceID: deviceID) != nil)
 
             h.emulator.faults.set(EmulatorFaults())
             h.wallClock.advance(by: 3600)

@@ -83,7 +83,7 @@ struct LocalFirstTests {
             let bind = Task { try await Self.bindAlice(service, registration.labelPayload) }
             // The bind is committed and its send is under way once the wait's timer is set.
             await budget.waitForSleepers(1)
-            #expect(try h.registry.binding(deviceID: registration.device.deviceID)?.account == "alice")
+            #expect(try h.registry.bindings.find(deviceID: registration.device.deviceID)?.account == "alice")
             budget.advance(by: .seconds(2))
             let result = try await bind.value
             await hanging.shutdown()
@@ -146,7 +146,7 @@ struct LocalFirstTests {
             }
             #expect(error?.code == .timeout)
             #expect(error?.message.contains("is not in this gateway's store") == true)
-            #expect(try h.registry.bindings().isEmpty)
+            #expect(try h.registry.bindings.list().isEmpty)
         }
     }
 
@@ -160,7 +160,7 @@ struct LocalFirstTests {
             let registration = try await other.register(ModuleIdentity(imei: try IMEI(Modules.imeiB)))
             await other.shutdown()
             // This store has never seen the module: its label goes to the cloud's parse step.
-            #expect(try h.registry.device(labelCode: registration.device.labelCode) == nil)
+            #expect(try h.registry.directory.device(labelCode: registration.device.labelCode) == nil)
             let resolved = try await h.cloud.resolve(try QRPayloadParser.parse(registration.labelPayload))
             guard case .nbBind(let nb) = resolved else {
                 Issue.record("expected an NB bind, got \(resolved)")

@@ -95,14 +95,14 @@ struct OutboxExactlyOnceTests {
             let doomed = HTTPCloud.make(h.cloud.configuration, h.registry, h.sleeps, h.wallClock, transport: crashing)
             let firstRun = Task { try? await doomed.register(ModuleIdentity(imei: try IMEI(Modules.imeiA))) }
             await crashing.waitForCrash()
-            #expect(try h.registry.device(imei: Modules.imeiA) == nil)
+            #expect(try h.registry.directory.device(imei: Modules.imeiA) == nil)
 
             h.wallClock.advance(by: 301)
             let registry = try h.reopenRegistry()
             let cloud = try h.makeCloud(registry: registry)
             let report = await OutboxDrainer(cloud: cloud).drain()
             #expect(report.sent == 1)
-            let device = try #require(try registry.device(imei: Modules.imeiA))
+            let device = try #require(try registry.directory.device(imei: Modules.imeiA))
             #expect(try h.emulator.stats().effects("register") == 1)
             #expect(try await cloud.cloudModules().map(\.deviceID) == [device.deviceID])
             crashing.releaseZombie()

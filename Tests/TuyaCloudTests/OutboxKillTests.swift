@@ -57,7 +57,7 @@ struct OutboxKillTests {
 
             // Restart on the same store file.
             let registry = try h.reopenRegistry()
-            #expect(try registry.binding(deviceID: deviceID)?.account == "alice")
+            #expect(try registry.bindings.find(deviceID: deviceID)?.account == "alice")
             let row = try #require(try registry.outbox.entries(states: [.pending, .inflight]).first)
             switch point {
             case .afterLocalCommit:

@@ -8,13 +8,13 @@ struct CLIBatchTests {
     /// Registers `count` modules straight through the registry and returns their label payloads.
     func registerDevices(_ cli: CLI, count: Int) throws -> [String] {
         let registry = try Registry(path: cli.database)
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addHome(name: "lab", owner: "alice")
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addHome(name: "lab", owner: "alice")
         return try (0..<count).map { serial in
             let payload = String(format: "35693803%06d", serial)
             let imei = try IMEI(payload + String(Luhn.checkDigit(for: payload)))
             let device = try #require(
-                try registry.recordRegistration(
+                try registry.directory.recordRegistration(
                     ModuleIdentity(imei: imei),
                     deviceID: try! DeviceID(String(format: "dev%08d", serial)),
                     labelCode: String(format: "LBL%08d", serial),
@@ -76,7 +76,7 @@ struct CLIBatchTests {
         var bound = 0
         var cursor = ""
         while true {
-            let page = try registry.bindings(limit: 1000, after: cursor)
+            let page = try registry.bindings.list(limit: 1000, after: cursor)
             bound += page.count
             guard let last = page.last else { break }
             cursor = last.deviceID

@@ -24,7 +24,7 @@ struct ModemsCLITests {
     @discardableResult
     func seed() async throws -> String {
         let device = try #require(
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 ModuleIdentity(imei: try IMEI(Self.readyIMEI), manufacturer: "Quectel", model: "BG95-M3"),
                 deviceID: try! DeviceID("nbclimodem0000000001"),
                 labelCode: "CLIMODEM0001",

@@ -55,7 +55,7 @@ final class LabelWriterService: Service, CustomStringConvertible {
     @discardableResult
     func write(deviceID: String, port: String, directory: String) -> String? {
         do {
-            guard let device = try registry.device(id: deviceID) else { return nil }
+            guard let device = try registry.directory.device(id: deviceID) else { return nil }
             let path = (directory as NSString).appendingPathComponent(
                 LabelPrinter.fileName(for: device, format: settings.format)
             )

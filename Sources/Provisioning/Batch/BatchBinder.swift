@@ -83,7 +83,8 @@ public struct BatchBinder: Sendable {
             firstRecordOffset: header.endOffset,
             firstRecordLine: header.nextLine
         )
-        return try registry.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) { session in
+        return try registry.bindings.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) {
+            session in
             var job = try session.openJob(input, restart: request.restart || request.dryRun)
             let report = try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil)
             let account = request.defaultAccount ?? job.defaultAccount

@@ -11,16 +11,16 @@ import Registry
 public enum CloudSyncChecker {
     public static func check(registry: Registry, cloud: any CloudService) async throws(NBGWError) -> CloudSyncReport {
         let localDevices = try pages { (after) throws(NBGWError) in
-            try registry.devices(limit: 1000, after: after)
+            try registry.directory.devices(limit: 1000, after: after)
         } key: {
             $0.deviceID
         }
         let localBindings = try pages { (after) throws(NBGWError) in
-            try registry.bindings(limit: 1000, after: after)
+            try registry.bindings.list(limit: 1000, after: after)
         } key: {
             $0.deviceID
         }
-        let credentials = try registry.moduleCredentials()
+        let credentials = try registry.directory.moduleCredentials()
         let inventory: CloudInventory
         do {
             inventory = try await cloud.inventory(

@@ -90,7 +90,7 @@ public struct OutboxSender: Sendable {
                     account: bind.account,
                     home: bind.home,
                     moduleCredential: try local { () throws(NBGWError) in
-                        try registry.moduleCredential(deviceID: bind.deviceID)
+                        try registry.directory.moduleCredential(deviceID: bind.deviceID)
                     }
                 )
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
@@ -101,7 +101,7 @@ public struct OutboxSender: Sendable {
                     account: unbind.account,
                     home: unbind.home,
                     moduleCredential: try local { () throws(NBGWError) in
-                        try registry.moduleCredential(deviceID: unbind.deviceID)
+                        try registry.directory.moduleCredential(deviceID: unbind.deviceID)
                     }
                 )
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
@@ -181,7 +181,8 @@ public struct OutboxSender: Sendable {
         _ attempt: CloudAttempt
     ) async throws(CloudFailure) -> Result {
         let identity = payload.identity
-        let secret = try local { () throws(NBGWError) in try registry.moduleSecret(imei: identity.imei.digits) }
+        let secret = try local { () throws(NBGWError) in try registry.directory.moduleSecret(imei: identity.imei.digits)
+        }
         let module = CloudModule(
             identity: identity,
             knownDeviceID: payload.proposedDeviceID,
@@ -193,7 +194,7 @@ public struct OutboxSender: Sendable {
             "deviceId": answer.deviceID.rawValue, "labelCode": answer.labelCode, "qrcode": answer.labelPayload,
         ])
         let registration = try local { () throws(NBGWError) in
-            try registry.recordRegistration(
+            try registry.directory.recordRegistration(
                 identity,
                 deviceID: answer.deviceID,
                 labelCode: answer.labelCode,

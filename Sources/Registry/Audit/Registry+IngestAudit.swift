@@ -277,7 +277,7 @@ extension Registry.Audit {
 
     /// The pairing result for `token`, or nil when no such token was issued.
     public func pairingResult(token: String) throws(NBGWError) -> Registry.PairingResult? {
-        guard let record = try registry.token(token) else { return nil }
+        guard let record = try registry.directory.token(token) else { return nil }
         return try registry.read { db in
             let tokenID = try Int64.fetchOne(
                 db,

@@ -1,7 +1,8 @@
 import NBGWCore
 import Synchronization
 
-/// The binds waiting for the store's writer, handed over in groups (``Registry/bindInGroup(_:timeout:queueForCloud:)``).
+/// The binds waiting for the store's writer, handed over in groups
+/// (``Registry/Bindings-swift.struct/bindInGroup(_:timeout:queueForCloud:)``).
 ///
 /// Callers append and suspend; whoever appends to an idle queue leads: it commits a group's worth
 /// and, when its own bind is answered, hands the lead to the oldest waiting request. Seeing the

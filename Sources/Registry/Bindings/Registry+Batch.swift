@@ -39,7 +39,9 @@ extension Registry {
             self.firstRecordLine = firstRecordLine
         }
     }
+}
 
+extension Registry.Bindings {
     /// Runs a batch on the store's writer connection. The body opens the job and hands the store
     /// one chunk of rows at a time (``BatchSession/bindChunk(_:operator:complete:)``): each chunk
     /// is one transaction (for a dry run, everything is one transaction, rolled back at the end).
@@ -54,19 +56,19 @@ extension Registry {
         throws(NBGWError) -> T
     {
         do {
-            return try pool.writeWithoutTransaction { db in
+            return try registry.pool.writeWithoutTransaction { db in
                 // Why 16 MiB of page cache (SQLite's default is 2 MiB): a million-row batch touches
                 // the device, binding and audit indexes all over; a bigger cache keeps their upper
                 // levels resident. It stays well inside the batch's 64 MiB memory budget.
                 try db.execute(sql: "PRAGMA cache_size = -16384")
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
-                let session = try BatchSession(db: db, registry: self, dryRun: dryRun, queueForCloud: queueForCloud)
+                let session = try BatchSession(db: db, registry: registry, dryRun: dryRun, queueForCloud: queueForCloud)
                 defer { session.rollbackIfOpen() }
                 if dryRun { try session.begin() }
                 return try body(session)
             }
         } catch {
-            throw Registry.storeError(error, path: path)
+            throw Registry.storeError(error, path: registry.path)
         }
     }
 }

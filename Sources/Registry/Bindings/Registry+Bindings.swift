@@ -6,6 +6,20 @@ import NBGWCore
 import Pairing
 
 extension Registry {
+    /// The bindings of registered devices to accounts' homes (`binding`): a bind under the seed's
+    /// rules, alone (``bind(_:timeout:)``), in a group commit (``bindInGroup(_:timeout:queueForCloud:)``)
+    /// or chunk by chunk in a CSV batch (``withBatchSession(dryRun:queueForCloud:_:)``), an unbind,
+    /// the listing and the lookup. Reached as `registry.bindings`; the rules' SQL (facts, the
+    /// prepared statements of the hot path) stays on ``Registry`` beside the transaction helpers.
+    public struct Bindings: Sendable {
+        let registry: Registry
+    }
+
+    /// The bindings and every way to make or remove one (``Bindings``).
+    public var bindings: Bindings { Bindings(registry: self) }
+}
+
+extension Registry.Bindings {
     /// Binds a device under the seed's rules, atomically, in one IMMEDIATE transaction:
     /// account exists and is an owner (`GUEST_NOT_ALLOWED_STRONG_BIND`), the home exists and is
     /// the account's, the device is registered, it is not bound elsewhere (strong binding), its
@@ -24,6 +38,39 @@ extension Registry {
         try bind(command, timeout: timeout, queueForCloud: false).change
     }
 
+    /// Removes a device's binding (the owner's "remove device"); the device stays registered.
+    @discardableResult
+    public func unbind(
+        deviceID: String,
+        source: BindingSource,
+        operator: String? = nil
+    ) throws(NBGWError)
+        -> BindingRecord
+    {
+        // One implementation: the cloud-synced variant with nothing to queue.
+        try unbind(deviceID: deviceID, source: source, operator: `operator`, queueForCloud: false).change
+    }
+
+    /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.
+    public func list(
+        account: String? = nil,
+        limit: Int = 1000,
+        after afterDeviceID: String = ""
+    )
+        throws(NBGWError) -> [BindingRecord]
+    {
+        try registry.read { db in
+            try Registry.fetchBindings(db, deviceID: nil, account: account, limit: limit, after: afterDeviceID)
+        }
+    }
+
+    /// The binding of `deviceID`, nil when the device is not bound.
+    public func find(deviceID: String) throws(NBGWError) -> BindingRecord? {
+        try registry.read { db in try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first }
+    }
+}
+
+extension Registry {
     /// Runs `body` on the writer with SQLite's busy timeout set to `timeout` (restored after), and
     /// reports an exhausted wait as `TIMEOUT`.
     func withBusyTimeout<T>(_ timeout: Duration, _ body: (Database) throws -> T) throws -> T {
@@ -291,36 +338,6 @@ extension Registry {
                 message: error.message
             )
         }
-    }
-
-    /// Removes a device's binding (the owner's "remove device"); the device stays registered.
-    @discardableResult
-    public func unbind(
-        deviceID: String,
-        source: BindingSource,
-        operator: String? = nil
-    ) throws(NBGWError)
-        -> BindingRecord
-    {
-        // One implementation: the cloud-synced variant with nothing to queue.
-        try unbind(deviceID: deviceID, source: source, operator: `operator`, queueForCloud: false).change
-    }
-
-    /// Bindings, by device id, optionally for one account; `limit` at a time after `afterDeviceID`.
-    public func bindings(
-        account: String? = nil,
-        limit: Int = 1000,
-        after afterDeviceID: String = ""
-    )
-        throws(NBGWError) -> [BindingRecord]
-    {
-        try read { db in
-            try Registry.fetchBindings(db, deviceID: nil, account: account, limit: limit, after: afterDeviceID)
-        }
-    }
-
-    public func binding(deviceID: String) throws(NBGWError) -> BindingRecord? {
-        try read { db in try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first }
     }
 
     static func fetchBindings(

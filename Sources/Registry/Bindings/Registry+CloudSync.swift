@@ -11,7 +11,9 @@ extension Registry {
         /// Nil when nothing needs to reach the cloud (the bind changed nothing).
         public var outboxEntry: OutboxEntry?
     }
+}
 
+extension Registry.Bindings {
     /// ``bind(_:timeout:)`` plus, when `queueForCloud` and the bind changed something, the cloud
     /// `bind` outbox row (``OutboxPayload/bind(_:)``) in the same IMMEDIATE transaction. Either
     /// both commit or neither does, so a crash right after the commit still leaves the cloud's
@@ -20,28 +22,28 @@ extension Registry {
         _ command: BindCommand,
         timeout: Duration = BindingRules.defaultActivationTimeout,
         queueForCloud: Bool
-    ) throws(NBGWError) -> SyncedChange<BindOutcome> {
+    ) throws(NBGWError) -> Registry.SyncedChange<BindOutcome> {
         do {
-            return try withBusyTimeout(timeout) { db in
-                var result: SyncedChange<BindOutcome>?
+            return try registry.withBusyTimeout(timeout) { db in
+                var result: Registry.SyncedChange<BindOutcome>?
                 try db.inTransaction(.immediate) {
                     // `now` is read once the write lock is held: waiting for the lock must not let an expired token through.
-                    let now = nowMillis()
+                    let now = registry.nowMillis()
                     var owners = OwnerFacts()
                     let outcome = try Registry.bindRules(db, command, now: now, owners: &owners)
                     let entry = queueForCloud ? try Registry.queueBind(db, outcome, now: now) : nil
-                    result = SyncedChange(change: outcome, outboxEntry: entry)
+                    result = Registry.SyncedChange(change: outcome, outboxEntry: entry)
                     return .commit
                 }
                 return result!
             }
         } catch let error as NBGWError {
             if error.code != .timeout && error.code != .storeUnavailable {
-                try? recordRejection(command, error)
+                try? registry.recordRejection(command, error)
             }
             throw error
         } catch {
-            throw Registry.storeError(error, path: path)
+            throw Registry.storeError(error, path: registry.path)
         }
     }
 
@@ -52,9 +54,9 @@ extension Registry {
         source: BindingSource,
         operator: String? = nil,
         queueForCloud: Bool
-    ) throws(NBGWError) -> SyncedChange<BindingRecord> {
-        let now = nowMillis()
-        return try write { db in
+    ) throws(NBGWError) -> Registry.SyncedChange<BindingRecord> {
+        let now = registry.nowMillis()
+        return try registry.write { db in
             guard let binding = try Registry.fetchBindings(db, deviceID: deviceID, account: nil).first else {
                 if try Registry.fetchDevice(db, column: .deviceID, value: deviceID) == nil {
                     throw NBGWError(.unknownDevice, "device \(deviceID.escapedForDisplay()) is not registered")
@@ -76,15 +78,17 @@ extension Registry {
                 source: source.rawValue,
                 operator: `operator`
             )
-            guard queueForCloud else { return SyncedChange(change: binding, outboxEntry: nil) }
+            guard queueForCloud else { return Registry.SyncedChange(change: binding, outboxEntry: nil) }
             let payload = OutboxPayload.unbind(
                 .init(deviceID: binding.deviceID, account: binding.account, home: binding.home)
             )
-            let id = try Registry.insertOutbox(db, OutboxRequest(payload), now: now)
-            return SyncedChange(change: binding, outboxEntry: try Registry.fetchOutbox(db, id: id))
+            let id = try Registry.insertOutbox(db, Registry.OutboxRequest(payload), now: now)
+            return Registry.SyncedChange(change: binding, outboxEntry: try Registry.fetchOutbox(db, id: id))
         }
     }
+}
 
+extension Registry {
     /// The cloud `bind` row for a bind that changed something, inside the caller's transaction
     /// (nil for `unchanged`: the cloud already has it, or its row is queued).
     static func queueBind(_ db: Database, _ outcome: BindOutcome, now: Int64) throws -> OutboxEntry? {

@@ -4,12 +4,7 @@ import GRDB
 import NBGWCore
 import Pairing
 
-extension Registry {
-    /// The most binds one group transaction carries. Why a cap at all: a group holds the write lock
-    /// for its whole length, and other processes (a CLI command, a CSV batch) wait behind it; 64
-    /// binds take a few milliseconds.
-    static let bindGroupLimit = 64
-
+extension Registry.Bindings {
     /// ``bind(_:timeout:queueForCloud:)`` for concurrent callers (the ingest API, the daemon): binds that
     /// arrive together are committed together, each group one IMMEDIATE transaction with one
     /// savepoint per bind. A call returns once its group has committed, so a returned outcome is
@@ -37,8 +32,8 @@ extension Registry {
         _ command: BindCommand,
         timeout: Duration = BindingRules.defaultActivationTimeout,
         queueForCloud: Bool = false
-    ) async throws(NBGWError) -> SyncedChange<BindOutcome> {
-        let id = bindQueue.nextID()
+    ) async throws(NBGWError) -> Registry.SyncedChange<BindOutcome> {
+        let id = registry.bindQueue.nextID()
         let turn = await withCheckedContinuation { continuation in
             let request = BindQueue.Request(
                 id: id,
@@ -49,15 +44,22 @@ extension Registry {
                 reply: continuation
             )
             // An idle queue: lead at once, without suspending.
-            if bindQueue.append(request) { continuation.resume(returning: .lead) }
+            if registry.bindQueue.append(request) { continuation.resume(returning: .lead) }
         }
         switch turn {
         case .done(let result):
             return try result.get()
         case .lead:
-            return try await leadGroups(until: id).get()
+            return try await registry.leadGroups(until: id).get()
         }
     }
+}
+
+extension Registry {
+    /// The most binds one group transaction carries. Why a cap at all: a group holds the write lock
+    /// for its whole length, and other processes (a CLI command, a CSV batch) wait behind it; 64
+    /// binds take a few milliseconds.
+    static let bindGroupLimit = 64
 
     /// Commits groups from the queue until the one holding request `id` has been answered, then
     /// hands the lead to the oldest waiting request (or leaves the queue idle).

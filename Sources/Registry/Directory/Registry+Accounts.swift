@@ -2,13 +2,13 @@ import Foundation
 import GRDB
 import NBGWCore
 
-extension Registry {
+extension Registry.Directory {
     /// Adds an account. Names are 1–64 printable characters, unique.
     @discardableResult
     public func addAccount(name: String, role: Account.Role) throws(NBGWError) -> Account {
         try Registry.validateName(name, what: "account name")
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             if try Int64.fetchOne(db, sql: "SELECT id FROM account WHERE name = ?", arguments: [name]) != nil {
                 throw NBGWError(.accountExists, "account \(name.escapedForDisplay()) already exists")
             }
@@ -24,13 +24,14 @@ extension Registry {
 
     /// All accounts, by name.
     public func accounts() throws(NBGWError) -> [Account] {
-        try read { db in
+        try registry.read { db in
             try Row.fetchAll(db, sql: "SELECT id, name, role, created_at FROM account ORDER BY name").map(Account.init)
         }
     }
 
+    /// The account named `name`, nil when there is none.
     public func account(named name: String) throws(NBGWError) -> Account? {
-        try read { db in
+        try registry.read { db in
             try Row.fetchOne(
                 db,
                 sql: "SELECT id, name, role, created_at FROM account WHERE name = ?",
@@ -39,7 +40,9 @@ extension Registry {
             .map(Account.init)
         }
     }
+}
 
+extension Registry {
     /// Rejects empty, over-long or control-character names: they end up in reports and terminals.
     ///
     /// The rule counts Unicode scalars (code points), as JSON Schema's `maxLength` does, so that

@@ -4,7 +4,8 @@ import GRDB
 import NBGWCore
 
 extension Registry {
-    /// The outcome of ``recordRegistration(_:deviceID:labelCode:credential:minted:completing:)``.
+    /// The outcome of
+    /// ``Directory-swift.struct/recordRegistration(_:deviceID:labelCode:credential:minted:completing:)``.
     public struct Registration: Sendable, Equatable {
         public var device: DeviceRecord
         /// True when this call created the record; false when the IMEI was already registered.
@@ -27,7 +28,9 @@ extension Registry {
             self.result = result
         }
     }
+}
 
+extension Registry.Directory {
     /// Records a module under the ids its cloud answered, idempotent by IMEI: the first call stores
     /// it; later calls keep the device id and update identity fields that changed (a new SIM, new
     /// firmware). The one way a registration reaches the store, for every cloud.
@@ -49,10 +52,10 @@ extension Registry {
         labelCode: String,
         credential: String? = nil,
         minted: Bool,
-        completing outbox: OutboxCompletion? = nil
-    ) throws(NBGWError) -> Registration? {
-        let now = nowMillis()
-        return try write { db in
+        completing outbox: Registry.OutboxCompletion? = nil
+    ) throws(NBGWError) -> Registry.Registration? {
+        let now = registry.nowMillis()
+        return try registry.write { db in
             guard
                 let registration = try Registry.storeRegistration(
                     db,
@@ -81,7 +84,36 @@ extension Registry {
         }
     }
 
-    /// Inserts or updates a module inside the caller's transaction (see ``recordRegistration``).
+    /// The device registered as `id`, nil when there is none.
+    public func device(id: String) throws(NBGWError) -> DeviceRecord? {
+        try registry.read { db in try Registry.fetchDevice(db, column: .deviceID, value: id) }
+    }
+
+    /// The device registered with IMEI `imei`, nil when there is none.
+    public func device(imei: String) throws(NBGWError) -> DeviceRecord? {
+        try registry.read { db in try Registry.fetchDevice(db, column: .imei, value: imei) }
+    }
+
+    /// The device whose label carries `labelCode`, nil when there is none.
+    public func device(labelCode: String) throws(NBGWError) -> DeviceRecord? {
+        try registry.read { db in try Registry.fetchDevice(db, column: .labelCode, value: labelCode) }
+    }
+
+    /// Registered devices by device id, `limit` at a time after `afterDeviceID` (keyset paging).
+    public func devices(limit: Int = 1000, after afterDeviceID: String = "") throws(NBGWError) -> [DeviceRecord] {
+        try registry.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM device WHERE device_id > ? ORDER BY device_id LIMIT ?",
+                arguments: [afterDeviceID, limit]
+            ).map(DeviceRecord.init)
+        }
+    }
+}
+
+extension Registry {
+    /// Inserts or updates a module inside the caller's transaction (see
+    /// ``Directory-swift.struct/recordRegistration(_:deviceID:labelCode:credential:minted:completing:)``).
     static func storeRegistration(
         _ db: Database,
         _ identity: ModuleIdentity,
@@ -175,29 +207,6 @@ extension Registry {
         )
         let record = try fetchDevice(db, column: .imei, value: identity.imei.digits)!
         return Registration(device: record, created: true, changedFields: [])
-    }
-
-    public func device(id: String) throws(NBGWError) -> DeviceRecord? {
-        try read { db in try Registry.fetchDevice(db, column: .deviceID, value: id) }
-    }
-
-    public func device(imei: String) throws(NBGWError) -> DeviceRecord? {
-        try read { db in try Registry.fetchDevice(db, column: .imei, value: imei) }
-    }
-
-    public func device(labelCode: String) throws(NBGWError) -> DeviceRecord? {
-        try read { db in try Registry.fetchDevice(db, column: .labelCode, value: labelCode) }
-    }
-
-    /// Registered devices by device id, `limit` at a time after `afterDeviceID` (keyset paging).
-    public func devices(limit: Int = 1000, after afterDeviceID: String = "") throws(NBGWError) -> [DeviceRecord] {
-        try read { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT * FROM device WHERE device_id > ? ORDER BY device_id LIMIT ?",
-                arguments: [afterDeviceID, limit]
-            ).map(DeviceRecord.init)
-        }
     }
 
     enum DeviceColumn: String {

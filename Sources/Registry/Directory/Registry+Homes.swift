@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import NBGWCore
 
-extension Registry {
+extension Registry.Directory {
     /// Adds a home owned by `owner` (an owner account), optionally restricted to `allowedProducts`.
     @discardableResult
     public func addHome(name: String, owner: String, allowedProducts: [String] = []) throws(NBGWError) -> Home {
@@ -10,8 +10,8 @@ extension Registry {
         for product in allowedProducts {
             try Registry.validateName(product, what: "product id")
         }
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             guard
                 let ownerRow = try Row.fetchOne(
                     db,
@@ -53,13 +53,16 @@ extension Registry {
 
     /// All homes, by name, with their allow-lists.
     public func homes() throws(NBGWError) -> [Home] {
-        try read { db in try Registry.fetchHomes(db, whereName: nil) }
+        try registry.read { db in try Registry.fetchHomes(db, whereName: nil) }
     }
 
+    /// The home named `name` with its allow-list, nil when there is none.
     public func home(named name: String) throws(NBGWError) -> Home? {
-        try read { db in try Registry.fetchHomes(db, whereName: name).first }
+        try registry.read { db in try Registry.fetchHomes(db, whereName: name).first }
     }
+}
 
+extension Registry {
     static func fetchHomes(_ db: Database, whereName name: String?) throws -> [Home] {
         let sql = """
             SELECT h.id, h.name, a.name AS owner, h.created_at,

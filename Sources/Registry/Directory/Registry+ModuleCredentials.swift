@@ -1,12 +1,12 @@
 import GRDB
 import NBGWCore
 
-extension Registry {
+extension Registry.Directory {
     /// The module's secret (``v9ModuleCredential``): generated on first use, the same ever after.
     /// A cloud that authenticates things by password registers the module with it.
     public func moduleSecret(imei: String) throws(NBGWError) -> String {
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             if let secret = try String.fetchOne(
                 db,
                 sql: "SELECT secret FROM module_credential WHERE imei = ?",
@@ -29,7 +29,7 @@ extension Registry {
     /// What the cloud issued to a registered module (a thing's access token), nil when it issued
     /// nothing.
     public func moduleCredential(deviceID: String) throws(NBGWError) -> String? {
-        try read { db in
+        try registry.read { db in
             try String.fetchOne(
                 db,
                 sql: """
@@ -43,7 +43,7 @@ extension Registry {
 
     /// Every credential a cloud issued, by IMEI (the sync check hands them to the cloud).
     public func moduleCredentials() throws(NBGWError) -> [String: String] {
-        try read { db in
+        try registry.read { db in
             var credentials: [String: String] = [:]
             let rows = try Row.fetchCursor(
                 db,
@@ -55,7 +55,9 @@ extension Registry {
             return credentials
         }
     }
+}
 
+extension Registry {
     /// Keeps a credential the cloud issued, inside the caller's transaction. The secret row exists
     /// when the registrar asked for the secret first; a cloud that uses no secret still gets one
     /// here, so the row's shape holds.

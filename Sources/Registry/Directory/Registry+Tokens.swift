@@ -3,7 +3,7 @@ import GRDB
 import NBGWCore
 import Pairing
 
-extension Registry {
+extension Registry.Directory {
     /// Issues a pairing token for `home`, valid for ``BindingRules/pairingTokenLifetime``.
     ///
     /// - Parameter ingest: who asked over the ingest API; its `ingest_audit` row (linked to the
@@ -13,8 +13,8 @@ extension Registry {
         operator: String? = nil,
         ingest: BindCommand.IngestOrigin? = nil
     ) throws(NBGWError) -> PairingToken {
-        let now = nowMillis()
-        return try write { db in
+        let now = registry.nowMillis()
+        return try registry.write { db in
             let homeID = try Registry.requireHomeID(db, home)
             let (token, rowID) = try Registry.insertToken(
                 db,
@@ -43,8 +43,9 @@ extension Registry {
         }
     }
 
+    /// The pairing token `token`, used or not, nil when there is none.
     public func token(_ token: String) throws(NBGWError) -> PairingToken? {
-        try read { db in
+        try registry.read { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -65,7 +66,9 @@ extension Registry {
             }
         }
     }
+}
 
+extension Registry {
     /// Inserts a fresh token and returns it with its row id.
     static func insertToken(
         _ db: Database,

@@ -37,8 +37,8 @@ extension Registry.Labels {
         case .devices(let keys):
             var records: [DeviceRecord] = []
             for key in keys {
-                var found = try registry.device(id: key)
-                if found == nil { found = try registry.device(imei: key) }
+                var found = try registry.directory.device(id: key)
+                if found == nil { found = try registry.directory.device(imei: key) }
                 guard let record = found else {
                     throw NBGWError(
                         .unknownDevice,

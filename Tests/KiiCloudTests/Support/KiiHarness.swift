@@ -120,12 +120,12 @@ final class KiiHarness: Sendable {
 
     /// Owner alice with home lab, owner bob with home attic, owner carol (no Kii user) with home den.
     func seedAccounts() throws {
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addHome(name: "lab", owner: "alice")
-        try registry.addAccount(name: "bob", role: .owner)
-        try registry.addHome(name: "attic", owner: "bob")
-        try registry.addAccount(name: "carol", role: .owner)
-        try registry.addHome(name: "den", owner: "carol")
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addHome(name: "lab", owner: "alice")
+        try registry.directory.addAccount(name: "bob", role: .owner)
+        try registry.directory.addHome(name: "attic", owner: "bob")
+        try registry.directory.addAccount(name: "carol", role: .owner)
+        try registry.directory.addHome(name: "den", owner: "carol")
     }
 
     /// The login names owning the thing onboarded for `imei`, in the emulator.

@@ -112,10 +112,10 @@ final class CloudHarness: Sendable {
 
     /// Owner alice with home lab, owner bob with home attic.
     func seedAccounts() throws {
-        try registry.addAccount(name: "alice", role: .owner)
-        try registry.addHome(name: "lab", owner: "alice")
-        try registry.addAccount(name: "bob", role: .owner)
-        try registry.addHome(name: "attic", owner: "bob")
+        try registry.directory.addAccount(name: "alice", role: .owner)
+        try registry.directory.addHome(name: "lab", owner: "alice")
+        try registry.directory.addAccount(name: "bob", role: .owner)
+        try registry.directory.addHome(name: "attic", owner: "bob")
     }
 }
 

@@ -53,7 +53,7 @@ final class GatewayCloud: Sendable {
         syncNow: Bool = true
     ) async throws(NBGWError) -> BindResult {
         guard syncNow else {
-            let synced = try registry.bind(command, timeout: timeout, queueForCloud: true)
+            let synced = try registry.bindings.bind(command, timeout: timeout, queueForCloud: true)
             return BindResult(outcome: synced.change, sync: Self.queued(synced.outboxEntry))
         }
         let result = try await bindings.bind(
@@ -75,7 +75,7 @@ final class GatewayCloud: Sendable {
         syncNow: Bool = true
     ) async throws(NBGWError) -> UnbindResult {
         guard syncNow else {
-            let synced = try registry.unbind(
+            let synced = try registry.bindings.unbind(
                 deviceID: deviceID,
                 source: source,
                 operator: `operator`,
