@@ -120,6 +120,26 @@ public struct BindingService: Sendable {
         }
     }
 
+    /// The module a payload names, as far as this gateway's store knows it without asking the cloud:
+    /// an NB bind's device (its id even when the store has never seen it), or the device of a label
+    /// of this cloud the store holds. Nil for anything else. What a refused scan's report row
+    /// names, so an operator can find the module whatever went wrong.
+    public func localDevice(qr: String) -> (deviceID: String, imei: String?)? {
+        guard let parsed = try? QRPayloadParser.parse(qr) else { return nil }
+        switch parsed {
+        case .nbBind(let nb):
+            let record = try? registry.directory.device(id: nb.deviceID.rawValue)
+            return (nb.deviceID.rawValue, record?.imei)
+        case .label(let label):
+            guard label.base.lowercased() == cloud.labelBase.lowercased(),
+                let record = try? registry.directory.device(labelCode: label.code)
+            else { return nil }
+            return (record.deviceID, record.imei)
+        case .matter:
+            return nil
+        }
+    }
+
     /// The QR payload printed on a registered device's label.
     public func labelPayload(for device: DeviceRecord) -> String {
         cloud.labelBase + device.labelCode

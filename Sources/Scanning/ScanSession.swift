@@ -125,12 +125,17 @@ public actor ScanSession {
                 cloudSync: result.syncState
             )
         } catch {
+            // The module the scan names, when the store knows it: the report row says which
+            // module was refused (DEVICE_ALREADY_BOUND, PRODUCT_NOT_ALLOWED, a cloud timeout…).
+            let device = binding.localDevice(qr: payload)
             return ScanOutcome(
                 number: number,
                 status: .failed,
                 payload: payload,
                 code: error.code.rawValue,
-                message: error.message
+                message: error.message,
+                deviceID: device?.deviceID,
+                imei: device?.imei
             )
         }
     }

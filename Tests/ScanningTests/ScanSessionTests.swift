@@ -1,4 +1,5 @@
 import Cloud
+import DeviceIdentity
 import Foundation
 import Pairing
 import Provisioning
@@ -81,6 +82,36 @@ struct ScanSessionTests {
         var attributes = stat()
         stat(reportPath, &attributes)
         #expect(attributes.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("a refused scan of a module the store knows names the module and its IMEI, in the outcome and the report")
+    func refusedScanNamesTheModule() async throws {
+        let bench = try Bench()
+        let label = try await bench.register("490154203237518")
+        try bench.registry.directory.addAccount(name: "bob", role: .owner)
+        try bench.registry.directory.addHome(name: "bobs", owner: "bob")
+        let deviceID = try #require(try bench.registry.directory.devices().first?.deviceID)
+        _ = try bench.registry.bindings.bind(
+            BindCommand(deviceID: try DeviceID(deviceID), account: "bob", home: "bobs", source: .cli)
+        )
+        let path = bench.directory.appendingPathComponent("scans.csv").path
+        let session = bench.session(report: try ScanReportWriter(path: path))
+        // By label, and by the NB bind JSON of the same module: both name it.
+        let byLabel = try await session.handle(.payload(label))
+        bench.clock.advance(by: .seconds(3))
+        let json = #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"\#(deviceID)"}}"#
+        let byJSON = try await session.handle(.payload(json))
+        for outcome in [byLabel, byJSON] {
+            #expect(outcome.code == "DEVICE_ALREADY_BOUND")
+            #expect(outcome.deviceID == deviceID && outcome.imei == "490154203237518")
+        }
+        // What the store cannot know stays empty: garbage, and a label it never issued.
+        let garbage = try await session.handle(.payload("hello world"))
+        let unknown = try await session.handle(.payload(bench.cloud.labelBase + "ZZZZZZZZZZZZ"))
+        #expect(garbage.deviceID == nil && unknown.deviceID == nil)
+        let rows = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(rows[1].hasPrefix("1,failed,DEVICE_ALREADY_BOUND,") && rows[1].contains(",\(deviceID),"))
+        #expect(rows[2].hasPrefix("2,failed,DEVICE_ALREADY_BOUND,") && rows[2].contains(",\(deviceID),"))
     }
 
     @Test("a second session appends to the report without a second header")
