@@ -14,9 +14,6 @@ public enum CloudLabels {
 
     /// A label under this cloud's prefix whose code names no module.
     public static func unknown(_ label: LabelReference) -> NBGWError {
-        NBGWError(
-            .unknownDevice,
-            "label code \(label.code.escapedForDisplay()) names no registered device; register the module first"
-        )
+        LabelReference.unknownError(code: label.code)
     }
 }

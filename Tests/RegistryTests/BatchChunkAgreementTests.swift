@@ -140,7 +140,7 @@ struct BatchChunkAgreementTests {
                     BatchRow(line: 2, device: .id("nbtracker00000000001"), accountName: "alice", homeName: "lab"),
                     BatchRow(
                         line: 3,
-                        device: .labelCode("TRACK0000001", unknown: NBGWError(.unknownDevice, "unused")),
+                        device: .labelCode("TRACK0000001"),
                         accountName: "alice",
                         homeName: "lab"
                     ),

@@ -266,7 +266,7 @@ public struct BatchBinder: Sendable {
                 guard label.base.lowercased() == labelBase else {
                     throw CloudLabels.foreign(label, base: cloud.labelBase)
                 }
-                device = .labelCode(label.code, unknown: CloudLabels.unknown(label))
+                device = .labelCode(label.code)
             }
             return .row(BatchRow(line: record.line, device: device, accountName: accountName, homeName: homeName))
         } catch {

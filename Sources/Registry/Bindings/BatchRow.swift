@@ -8,9 +8,13 @@ public struct BatchRow: Sendable, Equatable {
     public enum Device: Sendable, Equatable {
         /// A device id (an NB bind payload).
         case id(String)
-        /// The code of a label issued under the configured cloud's prefix; `unknown` is the error
-        /// when no device has it (the cloud's words, so every path says the same).
-        case labelCode(String, unknown: NBGWError)
+        /// The code of a label issued under the configured cloud's prefix. When no device has it,
+        /// the row is refused with ``LabelReference/unknownError(code:)``, the words of every path.
+        ///
+        /// Why the code alone, not a ready-made error: the error was built for every label row (99 %
+        /// of which resolve) and copied through the chunk; without it a million-row batch went
+        /// 7.36 → 7.22 s (median of 4 alternating runs of each build on one store, 2026-11-27).
+        case labelCode(String)
     }
 
     /// The row's physical line in the file.

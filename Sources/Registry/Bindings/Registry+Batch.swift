@@ -461,8 +461,8 @@ public final class BatchSession {
             case .id(let id):
                 deviceID = id
                 lookup = try device(id: id)
-            case .labelCode(let code, let unknown):
-                guard let found = try device(labelCode: code) else { throw unknown }
+            case .labelCode(let code):
+                guard let found = try device(labelCode: code) else { throw LabelReference.unknownError(code: code) }
                 lookup = found
             }
             if let lookup {
