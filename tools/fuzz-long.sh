@@ -54,7 +54,7 @@ long_run() {
             spurious=$((spurious + 1))
             mv "$input" "$input.not-reproduced"
             # The executions of the interrupted round: libFuzzer's last status line.
-            done_now=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+            done_now=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#' || true)
             echo "long run: $target: timeout at ${done_now:-?} executions of a round not reproduced (the input ran" \
                 "in $replayed_ms ms alone): the machine's load, not the target; continuing" \
                 | tee -a "$scratch/long-runs.log" >&2
