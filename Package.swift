@@ -354,7 +354,7 @@ let package = Package(
         ),
 
         // Test support shared by the suites: a Clock that moves only when a test says so.
-        .target(name: "TestClocks", path: "Tests/Support/TestClocks"),
+        .target(name: "TestClocks", dependencies: ["NBGWCore"], path: "Tests/Support/TestClocks"),
         // Throwaway self-signed certificates and keys made with /usr/bin/openssl, for the TLS tests.
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
 
@@ -365,7 +365,9 @@ let package = Package(
         .testTarget(name: "ModemProbeTests", dependencies: ["ATKit", "ModemSimulatorKit", "TestClocks"]),
         .testTarget(
             name: "RegistryTests",
-            dependencies: ["Registry", "NBGWCore", "DeviceIdentity", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "Registry", "NBGWCore", "DeviceIdentity", "TestClocks", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "ProvisioningTests",
@@ -385,7 +387,7 @@ let package = Package(
             name: "KiiCloudTests",
             dependencies: [
                 "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "NBGWCore",
-                "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator",
+                "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator", "TestClocks",
             ]
         ),
         .testTarget(
@@ -403,7 +405,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest",
+                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
                 .product(name: "Hummingbird", package: "hummingbird"),

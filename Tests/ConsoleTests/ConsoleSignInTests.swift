@@ -1,5 +1,6 @@
 import Foundation
 import Registry
+import TestClocks
 import Testing
 
 @testable import Console
@@ -7,8 +8,8 @@ import Testing
 @Suite struct ConsoleSignInTests {
     let hasher = ConsolePasswordHasher(logN: 10, parallelism: 1)
 
-    func setUp() throws -> (ConsoleSignIn, TestWallClock, Registry) {
-        let clock = TestWallClock()
+    func setUp() throws -> (ConsoleSignIn, ManualWallClock, Registry) {
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_800_000_000))
         let (registry, _) = try temporaryRegistry(clock: clock)
         try registry.console.addOperator(name: "ana", role: .admin, passwordHash: try hasher.hash("right password"))
         let signIn = ConsoleSignIn(
@@ -60,11 +61,11 @@ import Testing
         #expect(
             try signIn.attempt(name: "ana", password: "right password", clientAddress: "a") == .locked(until: until)
         )
-        clock.advance(899)
+        clock.advance(by: 899)
         #expect(
             try signIn.attempt(name: "ana", password: "right password", clientAddress: "a") == .locked(until: until)
         )
-        clock.advance(1)
+        clock.advance(by: 1)
         guard case .signedIn = try signIn.attempt(name: "ana", password: "right password", clientAddress: "a") else {
             Issue.record("still locked after the lock ended")
             return

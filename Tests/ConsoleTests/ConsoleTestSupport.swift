@@ -3,17 +3,6 @@ import NBGWCore
 import Registry
 import Synchronization
 
-/// Wall time that moves only when a test says so.
-final class TestWallClock: WallClock {
-    private let current: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
-
-    func now() -> Date { current.withLock { $0 } }
-
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
-
 /// Monotonic time for sessions, moved by hand.
 final class TestUptime: Sendable {
     private let current = Mutex<Duration>(.seconds(1000))

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NBGWCore
 import Registry
+import TestClocks
 import Testing
 
 /// The modem table (migration v5) on a real SQLite file: one row per IMEI across replugs, one

@@ -2,6 +2,7 @@ import DeviceIdentity
 import Foundation
 import GRDB
 import NBGWCore
+import TestClocks
 import Testing
 
 @testable import Registry

@@ -1,6 +1,7 @@
 import DeviceIdentity
 import Foundation
 import GRDB
+import TestClocks
 import Testing
 
 @testable import Registry

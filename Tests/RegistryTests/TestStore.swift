@@ -2,18 +2,6 @@ import Foundation
 import NBGWCore
 import Registry
 
-/// A wall clock tests move by hand.
-final class ManualWallClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = start }
-
-    func now() -> Date { lock.withLock { current } }
-
-    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
-
 /// A real SQLite file in a fresh temporary directory, removed when the test ends.
 final class TestStore: Sendable {
     let directory: URL

@@ -2,6 +2,7 @@ import Cloud
 import Foundation
 import Provisioning
 import Registry
+import TestClocks
 import Testing
 import TuyaCloud
 

@@ -1,15 +1,5 @@
 import Foundation
-import NBGWCore
 import Synchronization
-
-/// A wall clock tests move by hand, shared by the store and the outbox's schedule.
-final class ManualWallClock: WallClock, Sendable {
-    private let current = Mutex(Date())
-
-    func now() -> Date { current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
-}
 
 /// A clock whose sleeps return at once and are recorded: retry backoff without waiting.
 final class InstantClock: Clock, Sendable {

@@ -5,6 +5,7 @@ import KiiEmulatorKit
 import NBGWCore
 import Provisioning
 import Registry
+import TestClocks
 
 /// A Kii emulator on an ephemeral loopback port, a registry in a temporary directory, and a
 /// ``KiiCloud`` talking to the emulator over real HTTP, behind Provisioning's real services
@@ -54,7 +55,7 @@ final class KiiHarness: Sendable {
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-kii-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let wallClock = ManualWallClock()
+        let wallClock = ManualWallClock(Date())
         let emulator = try await KiiEmulator(
             configuration: KiiEmulatorConfiguration(
                 databasePath: directory.appendingPathComponent("kii.sqlite").path,

@@ -2,6 +2,7 @@ import CloudEmulatorKit
 import Foundation
 import NBGWCore
 import Registry
+import TestClocks
 import TuyaCloud
 
 /// An emulator on an ephemeral loopback port, a registry in a temporary directory, and an

@@ -1,17 +1,4 @@
 import Foundation
-import NBGWCore
-
-/// A wall clock tests move by hand, shared by the emulator, the client and the registry.
-final class ManualWallClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = start }
-
-    func now() -> Date { lock.withLock { current } }
-
-    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
 
 /// A clock whose sleeps return at once and are recorded: retry backoff without waiting.
 final class ManualClock: Clock, @unchecked Sendable {
