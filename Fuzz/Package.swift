@@ -41,7 +41,7 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .target(name: "PosixSupport", dependencies: ["CLinux"], swiftSettings: testable),
         .target(name: "ATKit", dependencies: ["CLinux", "PosixSupport"], swiftSettings: testable),
-        .target(name: "TestClocks"),
+        .target(name: "TestClocks", dependencies: ["NBGWCore"]),
         .target(name: "Provisioning", swiftSettings: testable),
         .target(name: "Ingest", dependencies: ["NBGWCore"], swiftSettings: testable),
         .target(
