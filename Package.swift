@@ -371,7 +371,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ProvisioningTests",
-            dependencies: ["Provisioning", "Cloud", "Registry", "NBGWCore", "Pairing", "DeviceIdentity"]
+            dependencies: [
+                "Provisioning", "Cloud", "Registry", "NBGWCore", "Pairing", "DeviceIdentity",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "TuyaCloudTests",

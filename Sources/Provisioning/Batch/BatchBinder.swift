@@ -85,93 +85,53 @@ public struct BatchBinder: Sendable {
         )
         return try registry.bindings.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) {
             session in
-            var job = try session.openJob(input, restart: request.restart || request.dryRun)
-            let report = try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil)
+            let job = try session.openJob(input, restart: request.restart || request.dryRun)
             let account = request.defaultAccount ?? job.defaultAccount
             let home = request.defaultHome ?? job.defaultHome
-            let reader = BatchChunkReader(
-                path: inputPath,
-                offset: job.nextOffset,
-                line: job.nextLine,
-                chunkSize: request.chunkSize
+            var run = Run(
+                job: job,
+                report: try BatchReportWriter(path: job.reportPath, resumeAt: job.resumed ? job.reportOffset : nil),
+                columns: columns,
+                inputPath: inputPath,
+                operator: request.operator ?? nil,
+                started: started
             ) { [self] record in
                 prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
             }
-            defer { reader.stop() }
             let resumedFrom = job.resumed ? job.nextLine : nil
-            var rowsThisRun = 0
-            var stopped = false
-            var finished = false
-            while !finished {
-                if shouldStop() {
-                    stopped = true
-                    break
+            while !run.finished && !run.stopped {
+                guard request.pipelined && !request.dryRun else {
+                    try run.serial(session, request, maxChunks: .max, progress: progress, shouldStop: shouldStop)
+                    continue
                 }
-                // Read and parsed on the reader's thread while the chunk before was committed.
-                let chunk = try reader.next()
-                finished = chunk.finished
-                _ = try session.bindChunk(chunk.rows, operator: request.operator ?? nil) { outcomes in
-                    var decided = outcomes.makeIterator()
-                    for (record, row) in zip(chunk.records, chunk.prepared) {
-                        let outcome: RowOutcome
-                        switch row {
-                        case .failed(let failure): outcome = failure
-                        case .row: outcome = RowOutcome(decided.next()!)
-                        }
-                        report.append(
-                            line: record.line,
-                            status: outcome.status,
-                            code: outcome.error?.code.rawValue ?? "",
-                            message: outcome.error?.message ?? "",
-                            deviceID: outcome.deviceID ?? "",
-                            ref: columns.ref.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil }
-                                ?? "",
-                            note: columns.note.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil }
-                                ?? ""
-                        )
-                        switch outcome.status {
-                        case "bound": job.bound += 1
-                        case "unchanged": job.unchanged += 1
-                        default:
-                            job.failed += 1
-                            job.failuresByCode[outcome.error?.code.rawValue ?? "INTERNAL", default: 0] += 1
-                        }
-                        job.nextOffset = record.endOffset
-                        job.nextLine = record.nextLine
-                    }
-                    job.rowsDone += chunk.records.count
-                    // Report first, then commit: a committed chunk always has its report rows on file.
-                    job.reportOffset = try report.flush()
-                    return (job, finished)
+                do {
+                    try run.pipelined(session, request, progress: progress, shouldStop: shouldStop)
+                } catch is BatchWriteConflict {
+                    run.chunksRedecided += 1
+                    // Another writer changed what the chunk's snapshot showed: that chunk is
+                    // decided again under the write lock, then the pipeline starts again after it.
+                    try run.serial(session, request, maxChunks: 1, progress: progress, shouldStop: shouldStop)
                 }
-                rowsThisRun += chunk.records.count
-                progress(
-                    BatchProgress(
-                        rowsDone: rowsThisRun,
-                        bytesDone: chunk.bytesDone,
-                        bytesTotal: chunk.bytesTotal,
-                        seconds: (ContinuousClock.now - started).seconds
-                    )
-                )
             }
             let seconds = (ContinuousClock.now - started).seconds
             return BatchSummary(
-                jobId: request.dryRun ? nil : job.id,
+                jobId: request.dryRun ? nil : run.job.id,
                 input: request.inputPath,
-                report: job.reportPath,
+                report: run.job.reportPath,
                 dryRun: request.dryRun,
-                rows: job.rowsDone,
-                bound: job.bound,
-                unchanged: job.unchanged,
-                failed: job.failed,
-                failuresByCode: job.failuresByCode,
-                rowsThisRun: rowsThisRun,
+                rows: run.job.rowsDone,
+                bound: run.job.bound,
+                unchanged: run.job.unchanged,
+                failed: run.job.failed,
+                failuresByCode: run.job.failuresByCode,
+                rowsThisRun: run.rowsThisRun,
                 seconds: seconds,
-                rowsPerSecond: seconds > 0 ? Double(rowsThisRun) / seconds : 0,
+                rowsPerSecond: seconds > 0 ? Double(run.rowsThisRun) / seconds : 0,
                 resumedFromLine: resumedFrom,
-                stopped: stopped,
-                stoppedAtLine: stopped ? job.nextLine : nil,
-                ignoredColumns: columns.ignored
+                stopped: run.stopped,
+                stoppedAtLine: run.stopped ? run.job.nextLine : nil,
+                ignoredColumns: columns.ignored,
+                chunksRedecided: run.chunksRedecided
             )
         }
     }

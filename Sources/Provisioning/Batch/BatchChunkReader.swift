@@ -29,6 +29,10 @@ final class BatchChunkReader: Sendable {
         /// Bytes read when the chunk was complete, and the file's size.
         var bytesDone: Int64 = 0
         var bytesTotal: Int64 = 0
+        /// What the reader's `finish` stage made of the chunk (a pipelined batch: the rows decided,
+        /// the report written, the job's progress after it).
+        var decided: BatchDecidedChunk?
+        var job: BatchJob?
     }
 
     private enum Item: Sendable {
@@ -41,6 +45,8 @@ final class BatchChunkReader: Sendable {
         var stopped = false
     }
 
+    /// One: a pipelined batch decides chunk k+1 on a snapshot that must already hold chunk k−1
+    /// (see ``init(path:offset:line:chunkSize:prepare:finish:)``); a deeper queue would break it.
     static let depth = 1
 
     private let state = Mutex(State())
@@ -51,13 +57,19 @@ final class BatchChunkReader: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts reading `path` at `offset` (line `line`), `chunkSize` records per chunk, each
-    /// record prepared by `prepare`.
+    /// record prepared by `prepare`, each chunk then passed to `finish` (on the reader's thread,
+    /// before it is handed over).
+    ///
+    /// What a chunk's `finish` may rely on: it runs for chunk k+1 only after ``next()`` handed
+    /// over chunk k, and the consumer calls ``next()`` for chunk k only once it is done with chunk
+    /// k−1 (one chunk waiting at most, ``depth``).
     init(
         path: String,
         offset: Int64,
         line: Int,
         chunkSize: Int,
-        prepare: @escaping @Sendable (CSVRecord) -> BatchBinder.Prepared
+        prepare: @escaping @Sendable (CSVRecord) -> BatchBinder.Prepared,
+        finish: (@Sendable (inout Chunk) throws -> Void)? = nil
     ) {
         for _ in 0..<BatchChunkReader.depth { slotsFree.signal() }
         let thread = Thread { [self] in
@@ -88,12 +100,13 @@ final class BatchChunkReader: Sendable {
                         chunk.records.append(record)
                         chunk.prepared.append(prepared)
                     }
+                    chunk.bytesDone = reader.offset
+                    chunk.bytesTotal = reader.fileSize
+                    if let finish, !state.withLock({ $0.stopped }) { try finish(&chunk) }
                 } catch {
                     _ = push(.failure(error))
                     return
                 }
-                chunk.bytesDone = reader.offset
-                chunk.bytesTotal = reader.fileSize
                 finished = chunk.finished
                 guard push(.chunk(chunk)) else { return }
             }

@@ -87,6 +87,16 @@ final class BatchReportWriter {
         pending.append(0x22)
     }
 
+    /// Drops what was written after `length` (rows of chunks that did not commit) and what is
+    /// buffered: the report ends where the store's progress says it does.
+    func truncate(to length: Int64) throws {
+        pending.removeAll(keepingCapacity: true)
+        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
+            throw BatchReportError(path: path, reason: String(cString: strerror(errno)))
+        }
+        committedLength = length
+    }
+
     /// Writes the buffered rows; returns the report's length once they are on file.
     func flush() throws -> Int64 {
         var offset = 0

@@ -14,6 +14,10 @@ public struct BatchRequest: Sendable {
     /// mode), small enough that a crash redoes at most a fraction of a second and that other
     /// writers (the daemon, a single `nbgw bind`) wait at most that long for the lock.
     public var chunkSize: Int
+    /// Decide each chunk on a snapshot while the chunk before is written (``BatchBinder``); false
+    /// decides and writes one chunk after the other under the write lock. The same outcomes either
+    /// way (a test holds them equal); a dry run is always the latter.
+    public var pipelined: Bool
 
     public init(
         inputPath: String,
@@ -23,7 +27,8 @@ public struct BatchRequest: Sendable {
         dryRun: Bool = false,
         restart: Bool = false,
         operator: String? = nil,
-        chunkSize: Int = 5000
+        chunkSize: Int = 5000,
+        pipelined: Bool = true
     ) {
         self.inputPath = inputPath
         self.reportPath = reportPath
@@ -33,5 +38,6 @@ public struct BatchRequest: Sendable {
         self.restart = restart
         self.operator = `operator`
         self.chunkSize = chunkSize
+        self.pipelined = pipelined
     }
 }

@@ -21,4 +21,8 @@ public struct BatchSummary: Sendable, Encodable, Equatable {
     public var stoppedAtLine: Int?
     /// Header columns that were ignored.
     public var ignoredColumns: [String]
+    /// Chunks decided again under the store's write lock because another writer (an HTTP bind, the
+    /// daemon) changed a device between the chunk's snapshot and its write; 0 when nothing else
+    /// wrote. Their rows' outcomes are the store's final answer either way.
+    public var chunksRedecided: Int = 0
 }

@@ -73,76 +73,30 @@ extension Registry.Bindings {
     }
 }
 
-/// A CSV batch's side in the store, and the batch hot path: the seed's rules decided here for a
-/// chunk of rows at a time (``bindChunk(_:operator:complete:)``), with prepared statements reused
-/// for every row, cached account and home facts, and chunk transactions that commit the rows
-/// together with the job's progress. The reader, the report and label resolution are the
-/// caller's (Provisioning's `BatchBinder`); transactions never leave this type.
+/// A CSV batch's side in the store, and the batch hot path's writer: chunk transactions that
+/// write a decided chunk's rows set-wise and commit them together with the job's progress. The
+/// rows are decided by a ``BatchDecider`` (the seed's rules, cached account and home facts,
+/// prepared statements); the reader, the report and label resolution are the caller's
+/// (Provisioning's `BatchBinder`); transactions never leave this type.
 public final class BatchSession {
     let db: Database
     let registry: Registry
     public let dryRun: Bool
+    let queueForCloud: Bool
     private var inTransaction = false
-    private var accounts: [String: BindFacts.AccountFacts?] = [:]
-    private var homes: [String: (BindFacts.HomeFacts, String)?] = [:]
-    private let deviceByID: PreparedStatement
-    private let deviceByLabel: PreparedStatement
     private let insertSeen: PreparedStatement
     private let insertBindings: PreparedStatement
     private let insertBound: PreparedStatement
     private let insertOutbox: PreparedStatement?
-    /// The chunk's writes, applied set-wise at commit (see ``flushWrites()``): devices met and not
-    /// bound, packed as `row << 32 | line`, and devices to bind, grouped by account and home.
-    private var pendingSeen: [Int64] = []
-    private var pendingBinds: [PendingKey: PendingGroup] = [:]
-    /// Devices met in the current chunk (not yet in batch_job_device) → their first line.
-    private var chunkSeen: [Int64: Int] = [:]
-    private var chunkNow: Int64 = 0
-    private var chunkOperator: String?
     private var jobID: Int64 = 0
-
-    struct PendingKey: Hashable {
-        var account: Int64
-        var home: Int64
-    }
-
-    struct PendingGroup {
-        var accountName: String
-        var homeName: String
-        var rows: [Int64]
-        /// The same devices packed with their lines (`row << 32 | line`), for their audit rows.
-        var seen: [Int64] = []
-        /// The devices' ids, for their outbox rows (only when the batch queues cloud binds).
-        var deviceIDs: [String] = []
-
-        mutating func append(row: Int64, seen packed: Int64, deviceID: String?) {
-            rows.append(row)
-            seen.append(packed)
-            if let deviceID { deviceIDs.append(deviceID) }
-        }
-    }
-
-    /// What the store knows about the device a row names.
-    struct DeviceLookup {
-        var row: Int64
-        var deviceID: String
-        var facts: BindFacts.DeviceFacts
-        var existing: BindFacts.ExistingBinding?
-        /// The line of this job that named the device before, from committed chunks.
-        var firstLine: Int?
-    }
+    /// The job's decider, made by ``openJob(_:restart:)``.
+    public private(set) var decider: BatchDecider!
 
     init(db: Database, registry: Registry, dryRun: Bool, queueForCloud: Bool) throws {
         self.db = db
         self.registry = registry
         self.dryRun = dryRun
-        let select = """
-            SELECT d.id, d.device_id, d.imei, d.product_id, b.account_id, b.home_id, h.name, s.line
-            FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
-            LEFT JOIN batch_job_device s ON s.job_id = ?2 AND s.device_row = d.id
-            """
-        deviceByID = try PreparedStatement(db, sql: select + " WHERE d.device_id = ?1")
-        deviceByLabel = try PreparedStatement(db, sql: select + " WHERE d.label_code = ?1")
+        self.queueForCloud = queueForCloud
         // Why set-wise writes: per-row INSERTs cost more in statement overhead than in SQL work;
         // one statement per chunk over a JSON array of integers (json_each) does the same inserts,
         // and the schema's triggers and foreign keys still check every row. Integers only: pulling
@@ -194,9 +148,6 @@ public final class BatchSession {
     }
 
     func rollbackIfOpen() {
-        pendingSeen.removeAll()
-        pendingBinds.removeAll()
-        chunkSeen.removeAll()
         if inTransaction {
             try? db.execute(sql: "ROLLBACK")
             inTransaction = false
@@ -218,6 +169,7 @@ public final class BatchSession {
                 row["input_size"] as Int64 == input.size && row["input_mtime_ns"] as Int64 == input.mtimeNanoseconds
             if sameFile && !restart {
                 jobID = row["id"]
+                decider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
                 if ownTransaction { try commit() }
                 return BatchSession.job(row, resumed: true)
             }
@@ -247,6 +199,7 @@ public final class BatchSession {
             ]
         )
         jobID = db.lastInsertedRowID
+        decider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
         let row = try Row.fetchOne(db, sql: "SELECT * FROM batch_job WHERE id = ?", arguments: [jobID])!
         if ownTransaction { try commit() }
         return BatchSession.job(row, resumed: false)
@@ -276,96 +229,6 @@ public final class BatchSession {
         )
     }
 
-    func account(_ name: String) throws -> BindFacts.AccountFacts? {
-        if let cached = accounts[name] { return cached }
-        let facts = try Row.fetchOne(db, sql: "SELECT id, role FROM account WHERE name = ?", arguments: [name]).map {
-            BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue)
-        }
-        accounts[name] = facts
-        return facts
-    }
-
-    func home(_ name: String) throws -> BindFacts.HomeFacts? {
-        if let cached = homes[name] { return cached?.0 }
-        let facts = try Row.fetchOne(db, sql: "SELECT id, owner_account_id FROM home WHERE name = ?", arguments: [name])
-            .map { row in
-                BindFacts.HomeFacts(
-                    id: row["id"],
-                    ownerAccountID: row["owner_account_id"],
-                    allowedProducts: try String.fetchAll(
-                        db,
-                        sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
-                        arguments: [row["id"] as Int64]
-                    )
-                )
-            }
-        homes[name] = facts.map { ($0, name) }
-        return facts
-    }
-
-    func device(id: String) throws -> DeviceLookup? {
-        try lookup(deviceByID, id)
-    }
-
-    func device(labelCode: String) throws -> DeviceLookup? {
-        try lookup(deviceByLabel, labelCode)
-    }
-
-    private func lookup(_ statement: PreparedStatement, _ key: String) throws -> DeviceLookup? {
-        defer { statement.reset() }
-        statement.bind(1, key)
-        statement.bind(2, jobID)
-        guard try statement.step() else { return nil }
-        return DeviceLookup(
-            row: statement.int64(0),
-            deviceID: statement.string(1) ?? "",
-            facts: BindFacts.DeviceFacts(imei: statement.string(2) ?? "", productID: statement.string(3)),
-            existing: statement.isNull(4)
-                ? nil
-                : BindFacts.ExistingBinding(
-                    accountID: statement.int64(4),
-                    homeID: statement.int64(5),
-                    homeName: statement.string(6) ?? ""
-                ),
-            firstLine: statement.isNull(7) ? nil : Int(statement.int64(7))
-        )
-    }
-
-    /// Records that `line` names the device; returns the earlier line when the file named it before
-    /// (in a committed chunk of this job, or earlier in this chunk).
-    func firstLine(ofDuplicate device: DeviceLookup, line: Int) -> Int? {
-        if let first = device.firstLine ?? chunkSeen[device.row] { return first }
-        chunkSeen[device.row] = line
-        pendingSeen.append(device.row << 32 | Int64(line))
-        return nil
-    }
-
-    /// Queues the binding and its audit (the device's `batch_job_device` row, now with the bind's
-    /// facts) for the chunk's set-wise insert. `device` is the one ``firstLine(ofDuplicate:line:)``
-    /// just recorded as met on `line`.
-    func bind(
-        _ device: DeviceLookup,
-        account: BindFacts.AccountFacts,
-        accountName: String,
-        home: BindFacts.HomeFacts,
-        homeName: String,
-        operator: String?,
-        line: Int,
-        now: Int64
-    ) {
-        chunkNow = now
-        chunkOperator = `operator`
-        let packed = device.row << 32 | Int64(line)
-        // The device was recorded as met a moment ago (decide: firstLine, then the rules, then
-        // here); its row is written once, with the bind's facts.
-        precondition(pendingSeen.last == packed, "bind(_:) must follow firstLine(ofDuplicate:line:) for the device")
-        pendingSeen.removeLast()
-        pendingBinds[
-            PendingKey(account: account.id, home: home.id),
-            default: PendingGroup(accountName: accountName, homeName: homeName, rows: [])
-        ].append(row: device.row, seen: packed, deviceID: insertOutbox == nil ? nil : device.deviceID)
-    }
-
     static func jsonArray(_ values: [Int64]) -> String {
         var bytes: [UInt8] = [UInt8(ascii: "[")]
         bytes.reserveCapacity(values.count * 12 + 2)
@@ -377,27 +240,27 @@ public final class BatchSession {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Applies the chunk's queued writes. A trigger refusing a row here means the Swift rules and
-    /// the schema disagree: the chunk rolls back and the batch stops with the store's reason.
-    func flushWrites() throws {
-        if !pendingSeen.isEmpty {
+    /// Applies a decided chunk's writes. A trigger or key refusing a row here means the rules and
+    /// the schema disagree (decided under the write lock) or the chunk went stale (decided on a
+    /// snapshot): either way the chunk rolls back.
+    func write(_ chunk: BatchDecidedChunk) throws {
+        if !chunk.seen.isEmpty {
             insertSeen.bind(1, jobID)
-            insertSeen.bind(2, BatchSession.jsonArray(pendingSeen))
+            insertSeen.bind(2, BatchSession.jsonArray(chunk.seen))
             try insertSeen.run()
         }
-        for (key, group) in pendingBinds {
-            let rows = BatchSession.jsonArray(group.rows)
+        for (key, group) in chunk.binds {
             insertBindings.bind(1, key.account)
             insertBindings.bind(2, key.home)
-            insertBindings.bind(3, chunkNow)
-            insertBindings.bind(4, chunkOperator)
-            insertBindings.bind(5, rows)
+            insertBindings.bind(3, chunk.now)
+            insertBindings.bind(4, chunk.operator)
+            insertBindings.bind(5, BatchSession.jsonArray(group.rows))
             try insertBindings.run()
             insertBound.bind(1, jobID)
-            insertBound.bind(2, chunkNow)
+            insertBound.bind(2, chunk.now)
             insertBound.bind(3, key.account)
             insertBound.bind(4, key.home)
-            insertBound.bind(5, chunkOperator)
+            insertBound.bind(5, chunk.operator)
             insertBound.bind(6, BatchSession.jsonArray(group.seen))
             try insertBound.run()
             if let insertOutbox {
@@ -408,21 +271,17 @@ public final class BatchSession {
                     insertOutbox.bind(1, IdempotencyKey.make())
                     insertOutbox.bind(2, deviceID)
                     insertOutbox.bind(3, payload.json)
-                    insertOutbox.bind(4, chunkNow)
+                    insertOutbox.bind(4, chunk.now)
                     try insertOutbox.run()
                 }
             }
         }
-        pendingSeen.removeAll(keepingCapacity: true)
-        pendingBinds.removeAll(keepingCapacity: true)
-        chunkSeen.removeAll(keepingCapacity: true)
     }
 
-    /// Decides a chunk of rows in one transaction, exactly as a single bind decides one
-    /// (``BindingRules/evaluate(_:nowMillis:)`` over the same facts), plus what only a file has: a
-    /// device named twice in it is `DUPLICATE_IN_FILE` (within the chunk and against the job's
-    /// committed chunks). Then `complete` gets the outcomes, writes the report and returns the job's
-    /// progress, which commits with the rows, so rows, report and progress never disagree.
+    /// Decides a chunk of rows under the write lock and writes it in the same transaction
+    /// (``BatchDecider``: exactly as a single bind decides one, plus `DUPLICATE_IN_FILE`). Then
+    /// `complete` gets the outcomes, writes the report and returns the job's progress, which
+    /// commits with the rows, so rows, report and progress never disagree.
     ///
     /// Why the caller reads and parses the rows first: the store's write lock is held only while
     /// the rows are decided and written, not while the file is read.
@@ -436,80 +295,40 @@ public final class BatchSession {
     ) throws -> [BatchRowOutcome] {
         do {
             try begin()
-            let now = nowMillis()
-            var outcomes: [BatchRowOutcome] = []
-            outcomes.reserveCapacity(rows.count)
-            for row in rows {
-                outcomes.append(try decide(row, operator: `operator`, now: now))
-            }
-            let progress = try complete(outcomes)
+            let chunk = try decider.decide(rows, db: db, operator: `operator`, writing: [:])
+            let progress = try complete(chunk.outcomes)
+            try write(chunk)
             try commitChunk(progress.job, finished: progress.finished)
-            return outcomes
+            return chunk.outcomes
         } catch {
             rollbackIfOpen()
             throw error
         }
     }
 
-    /// One row: the device, a repeat in the file, the account and home facts, the rules; a bind
-    /// is queued for the chunk's set-wise insert.
-    private func decide(_ row: BatchRow, operator: String?, now: Int64) throws -> BatchRowOutcome {
-        var deviceID: String?
+    /// Writes a chunk decided on a snapshot (``BatchDecider/decideOnSnapshot(_:operator:)``) and
+    /// commits it with the job's progress `job` (the report already holds the chunk's rows).
+    ///
+    /// - Throws: ``BatchWriteConflict`` when the store refuses a row the snapshot allowed (another
+    ///   writer came between; the chunk is rolled back and must be decided again under the write
+    ///   lock), any other store failure as it is.
+    public func writeChunk(_ chunk: BatchDecidedChunk, job: BatchJob, finished: Bool) throws {
+        precondition(!dryRun, "a dry run decides under the write lock (bindChunk), in one transaction")
         do {
-            let lookup: DeviceLookup?
-            switch row.device {
-            case .id(let id):
-                deviceID = id
-                lookup = try device(id: id)
-            case .labelCode(let code):
-                guard let found = try device(labelCode: code) else { throw LabelReference.unknownError(code: code) }
-                lookup = found
-            }
-            if let lookup {
-                deviceID = lookup.deviceID
-                if let first = firstLine(ofDuplicate: lookup, line: row.line) {
-                    throw NBGWError(
-                        .duplicateInFile,
-                        "device \(lookup.deviceID) was already named on line \(first) of this file; list each device once"
-                    )
-                }
-            }
-            let account = try account(row.accountName)
-            let home = try home(row.homeName)
-            let facts = BindFacts(
-                deviceID: deviceID ?? "",
-                accountName: row.accountName,
-                homeName: row.homeName,
-                account: account,
-                home: home,
-                device: lookup?.facts,
-                existing: lookup?.existing,
-                token: .notGiven
-            )
-            switch try BindingRules.evaluate(facts, nowMillis: now) {
-            case .unchanged:
-                return .unchanged(deviceID: deviceID ?? "")
-            case .bind:
-                bind(
-                    lookup!,
-                    account: account!,
-                    accountName: row.accountName,
-                    home: home!,
-                    homeName: row.homeName,
-                    operator: `operator`,
-                    line: row.line,
-                    now: now
-                )
-                return .bound(deviceID: deviceID ?? "")
-            }
-        } catch let error as NBGWError {
-            return .refused(error, deviceID: deviceID)
+            try begin()
+            try write(chunk)
+            try commitChunk(job, finished: finished)
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_CONSTRAINT {
+            rollbackIfOpen()
+            throw BatchWriteConflict(reason: error.message ?? "\(error)")
+        } catch {
+            rollbackIfOpen()
+            throw error
         }
     }
 
-    /// Commits the chunk with the job's progress, so rows and progress can never disagree.
+    /// Commits the chunk's progress, so rows and progress can never disagree.
     func commitChunk(_ job: BatchJob, finished: Bool) throws {
-        try flushWrites()
         let codes = String(decoding: try JSONEncoder().encode(job.failuresByCode), as: UTF8.self)
         let now = nowMillis()
         try db.execute(

@@ -1,0 +1,203 @@
+import Foundation
+import NBGWCore
+import Registry
+
+extension BatchBinder {
+    /// One run of a batch: the job's committed progress, the report, and the two ways to get
+    /// through the file.
+    struct Run {
+        /// The job as last committed (or as opened).
+        var job: BatchJob
+        let report: BatchReportWriter
+        let columns: Columns
+        let inputPath: String
+        let `operator`: String?
+        let started: ContinuousClock.Instant
+        let prepare: @Sendable (CSVRecord) -> Prepared
+        var rowsThisRun = 0
+        var chunksRedecided = 0
+        var finished = false
+        var stopped = false
+
+        init(
+            job: BatchJob,
+            report: BatchReportWriter,
+            columns: Columns,
+            inputPath: String,
+            operator: String?,
+            started: ContinuousClock.Instant,
+            prepare: @escaping @Sendable (CSVRecord) -> Prepared
+        ) {
+            self.job = job
+            self.report = report
+            self.columns = columns
+            self.inputPath = inputPath
+            self.operator = `operator`
+            self.started = started
+            self.prepare = prepare
+        }
+
+        /// Chunk after chunk from the last committed one: read and parsed on the reader's thread,
+        /// decided and written under the write lock, the report written before each commit.
+        mutating func serial(
+            _ session: BatchSession,
+            _ request: BatchRequest,
+            maxChunks: Int,
+            progress: (BatchProgress) -> Void,
+            shouldStop: () -> Bool
+        ) throws {
+            let reader = BatchChunkReader(
+                path: inputPath,
+                offset: job.nextOffset,
+                line: job.nextLine,
+                chunkSize: request.chunkSize,
+                prepare: prepare
+            )
+            defer { reader.stop() }
+            var chunks = 0
+            while !finished && chunks < maxChunks {
+                if shouldStop() {
+                    stopped = true
+                    return
+                }
+                let chunk = try reader.next()
+                var next = job
+                _ = try session.bindChunk(chunk.rows, operator: `operator`) { outcomes in
+                    try BatchBinder.record(chunk, outcomes, columns: columns, job: &next, report: report)
+                    return (next, chunk.finished)
+                }
+                committed(chunk, job: next, progress: progress)
+                chunks += 1
+            }
+        }
+
+        /// Chunk k+1 decided on a snapshot (``BatchDecider/decideOnSnapshot(_:operator:)``) and its
+        /// report written on the reader's thread while chunk k is written and committed here.
+        ///
+        /// Why: deciding a chunk (a device lookup per row, the rules, the report) and writing one
+        /// (the inserts, keys and triggers) cost about the same; one after the other they made the
+        /// batch's time (`tools/bench-csv.sh`, see docs/performance.md).
+        ///
+        /// Ends at the end of the file, at a stop, or at a ``BatchWriteConflict`` (the chunk rolled
+        /// back); always with the report cut back to the last commit, so a row is in the report
+        /// exactly when its chunk is in the store.
+        mutating func pipelined(
+            _ session: BatchSession,
+            _ request: BatchRequest,
+            progress: (BatchProgress) -> Void,
+            shouldStop: () -> Bool
+        ) throws {
+            let decider = session.decider!
+            decider.forgetWriting()
+            let stage = Stage(job: job, report: report, columns: columns, decider: decider, operator: `operator`)
+            let reader = BatchChunkReader(
+                path: inputPath,
+                offset: job.nextOffset,
+                line: job.nextLine,
+                chunkSize: request.chunkSize,
+                prepare: prepare,
+                finish: { chunk in try stage.decide(&chunk) }
+            )
+            defer {
+                reader.stop()
+                // Rows of chunks decided but not committed (a stop, a conflict, a failure).
+                try? report.truncate(to: job.reportOffset)
+            }
+            while !finished {
+                if shouldStop() {
+                    stopped = true
+                    return
+                }
+                let chunk = try reader.next()
+                guard let decided = chunk.decided, let next = chunk.job else {
+                    preconditionFailure("the pipelined reader hands over decided chunks only")
+                }
+                try session.writeChunk(decided, job: next, finished: chunk.finished)
+                committed(chunk, job: next, progress: progress)
+            }
+        }
+
+        private mutating func committed(
+            _ chunk: BatchChunkReader.Chunk,
+            job next: BatchJob,
+            progress: (BatchProgress) -> Void
+        ) {
+            job = next
+            finished = chunk.finished
+            rowsThisRun += chunk.records.count
+            progress(
+                BatchProgress(
+                    rowsDone: rowsThisRun,
+                    bytesDone: chunk.bytesDone,
+                    bytesTotal: chunk.bytesTotal,
+                    seconds: (ContinuousClock.now - started).seconds
+                )
+            )
+        }
+    }
+
+    /// The pipelined run's side on the reader's thread: decides each chunk, writes its report rows
+    /// and carries the job's progress from chunk to chunk. Confined to that thread.
+    final class Stage: @unchecked Sendable {
+        private var job: BatchJob
+        private let report: BatchReportWriter
+        private let columns: Columns
+        private let decider: BatchDecider
+        private let `operator`: String?
+
+        init(job: BatchJob, report: BatchReportWriter, columns: Columns, decider: BatchDecider, operator: String?) {
+            self.job = job
+            self.report = report
+            self.columns = columns
+            self.decider = decider
+            self.operator = `operator`
+        }
+
+        func decide(_ chunk: inout BatchChunkReader.Chunk) throws {
+            let decided = try decider.decideOnSnapshot(chunk.rows, operator: `operator`)
+            try BatchBinder.record(chunk, decided.outcomes, columns: columns, job: &job, report: report)
+            chunk.decided = decided
+            chunk.job = job
+        }
+    }
+
+    /// A chunk's report rows and counts: one row per record, the store's outcome for a row it
+    /// decided, the reader's refusal otherwise; the report written out before the chunk commits.
+    static func record(
+        _ chunk: BatchChunkReader.Chunk,
+        _ outcomes: [BatchRowOutcome],
+        columns: Columns,
+        job: inout BatchJob,
+        report: BatchReportWriter
+    ) throws {
+        var decided = outcomes.makeIterator()
+        for (record, row) in zip(chunk.records, chunk.prepared) {
+            let outcome: RowOutcome
+            switch row {
+            case .failed(let failure): outcome = failure
+            case .row: outcome = RowOutcome(decided.next()!)
+            }
+            report.append(
+                line: record.line,
+                status: outcome.status,
+                code: outcome.error?.code.rawValue ?? "",
+                message: outcome.error?.message ?? "",
+                deviceID: outcome.deviceID ?? "",
+                ref: columns.ref.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil } ?? "",
+                note: columns.note.flatMap { record.fields.indices.contains($0) ? record.fields[$0] : nil } ?? ""
+            )
+            switch outcome.status {
+            case "bound": job.bound += 1
+            case "unchanged": job.unchanged += 1
+            default:
+                job.failed += 1
+                job.failuresByCode[outcome.error?.code.rawValue ?? "INTERNAL", default: 0] += 1
+            }
+            job.nextOffset = record.endOffset
+            job.nextLine = record.nextLine
+        }
+        job.rowsDone += chunk.records.count
+        // Report first, then commit: a committed chunk always has its report rows on file.
+        job.reportOffset = try report.flush()
+    }
+}

@@ -1,0 +1,215 @@
+import GRDB
+import NBGWCore
+import Pairing
+
+/// Decides a CSV batch's rows a chunk at a time, exactly as a single bind decides one
+/// (``BindingRules/evaluate(_:nowMillis:)`` over the same facts), plus what only a file has: a
+/// device named twice in it is `DUPLICATE_IN_FILE`. Writes nothing itself: the outcomes and the
+/// writes they call for come back as a ``BatchDecidedChunk`` for ``BatchSession/writeChunk(_:job:finished:)``.
+///
+/// Two ways to read the store:
+/// - **Under the write lock** (``BatchSession/bindChunk(_:operator:complete:)``): the chunk is
+///   decided and written in one transaction; the store's answer is final.
+/// - **On a snapshot** (``decideOnSnapshot(_:operator:)``), a reader connection of the pool, while
+///   the writer connection still writes the chunk before. The snapshot must hold every chunk
+///   before that one committed, and the chunk being written is added from memory (its devices met
+///   are what ``BatchDecidedChunk`` calls `met`): the caller decides chunk k+1 only once the writer
+///   has taken chunk k, which it does only after committing chunk k−1. Decisions are then those of
+///   the serial order unless another writer changes a row in between; a decision that writes is
+///   then refused by the schema when the chunk is written (``BatchWriteConflict``), and a refusal
+///   or an unchanged row is as if the row had come first.
+///
+/// Why decide on a snapshot at all: writing a chunk (SQLite's inserts, keys and triggers) and
+/// deciding the next (a device lookup per row, the rules, the report) cost about the same (3.7 and
+/// 3.3 s for a million rows of `tools/bench-csv.sh`'s mix on this 2-core machine); one after the
+/// other on one connection they made the batch's time.
+///
+/// Used by one thread at a time (the batch reader's, then the writer's after a conflict).
+public final class BatchDecider: @unchecked Sendable {
+    let registry: Registry
+    let jobID: Int64
+    let queueForCloud: Bool
+    private var accounts: [String: BindFacts.AccountFacts?] = [:]
+    private var homes: [String: BindFacts.HomeFacts?] = [:]
+    /// The devices the last chunk decided on a snapshot met (its `met`), while it is being written.
+    private var writing: [Int64: Int] = [:]
+
+    static let select = """
+        SELECT d.id, d.device_id, d.imei, d.product_id, b.account_id, b.home_id, h.name, s.line
+        FROM device d LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
+        LEFT JOIN batch_job_device s ON s.job_id = ?2 AND s.device_row = d.id
+        """
+    static let byID = select + " WHERE d.device_id = ?1"
+    static let byLabel = select + " WHERE d.label_code = ?1"
+
+    init(registry: Registry, jobID: Int64, queueForCloud: Bool) {
+        self.registry = registry
+        self.jobID = jobID
+        self.queueForCloud = queueForCloud
+    }
+
+    /// Decides `rows` on a snapshot of a reader connection, the chunk the writer is writing taken
+    /// from memory (see the type's comment for when a caller may call this).
+    public func decideOnSnapshot(_ rows: [BatchRow], operator: String?) throws(NBGWError) -> BatchDecidedChunk {
+        do {
+            let writing = self.writing
+            let decided = try registry.pool.read { db in
+                try decide(rows, db: db, operator: `operator`, writing: writing)
+            }
+            self.writing = decided.met
+            return decided
+        } catch {
+            throw Registry.storeError(error, path: registry.path)
+        }
+    }
+
+    /// Forgets the chunk decided last on a snapshot: it was written, or refused and rolled back.
+    public func forgetWriting() { writing = [:] }
+
+    /// Decides `rows` on `db`. `writing`: devices of a chunk not yet visible in `db`.
+    func decide(
+        _ rows: [BatchRow],
+        db: Database,
+        operator: String?,
+        writing: [Int64: Int]
+    ) throws
+        -> BatchDecidedChunk
+    {
+        let byID = try PreparedStatement.cached(db, BatchDecider.byID)
+        let byLabel = try PreparedStatement.cached(db, BatchDecider.byLabel)
+        var chunk = BatchDecidedChunk()
+        chunk.now = registry.nowMillis()
+        chunk.operator = `operator`
+        chunk.outcomes.reserveCapacity(rows.count)
+        for row in rows {
+            chunk.outcomes.append(
+                try decide(row, db: db, byID: byID, byLabel: byLabel, writing: writing, into: &chunk)
+            )
+        }
+        return chunk
+    }
+
+    /// One row: the device, a repeat in the file, the account and home facts, the rules; a bind
+    /// is added to the chunk's writes.
+    private func decide(
+        _ row: BatchRow,
+        db: Database,
+        byID: PreparedStatement,
+        byLabel: PreparedStatement,
+        writing: [Int64: Int],
+        into chunk: inout BatchDecidedChunk
+    ) throws -> BatchRowOutcome {
+        var deviceID: String?
+        // The device's `batch_job_device` row once this line is the first to name it: written as
+        // met, or with the bind's facts when the rules bind it.
+        var met: Int64?
+        do {
+            let lookup: DeviceLookup?
+            switch row.device {
+            case .id(let id):
+                deviceID = id
+                lookup = try self.lookup(byID, id)
+            case .labelCode(let code):
+                guard let found = try self.lookup(byLabel, code) else { throw LabelReference.unknownError(code: code) }
+                lookup = found
+            }
+            if let lookup {
+                deviceID = lookup.deviceID
+                if let first = lookup.firstLine ?? writing[lookup.row] ?? chunk.met[lookup.row] {
+                    throw NBGWError(
+                        .duplicateInFile,
+                        "device \(lookup.deviceID) was already named on line \(first) of this file; list each device once"
+                    )
+                }
+                chunk.met[lookup.row] = row.line
+                met = lookup.row << 32 | Int64(row.line)
+            }
+            let account = try account(row.accountName, db: db)
+            let home = try home(row.homeName, db: db)
+            let facts = BindFacts(
+                deviceID: deviceID ?? "",
+                accountName: row.accountName,
+                homeName: row.homeName,
+                account: account,
+                home: home,
+                device: lookup?.facts,
+                existing: lookup?.existing,
+                token: .notGiven
+            )
+            switch try BindingRules.evaluate(facts, nowMillis: chunk.now) {
+            case .unchanged:
+                if let met { chunk.seen.append(met) }
+                return .unchanged(deviceID: deviceID ?? "")
+            case .bind:
+                // The rules bind only a device the store has, for an account and home it has.
+                let key = BatchDecidedChunk.Key(account: account!.id, home: home!.id)
+                chunk.binds[key, default: .init(accountName: row.accountName, homeName: row.homeName)].rows.append(
+                    lookup!.row
+                )
+                chunk.binds[key]!.seen.append(met!)
+                if queueForCloud { chunk.binds[key]!.deviceIDs.append(lookup!.deviceID) }
+                return .bound(deviceID: deviceID ?? "")
+            }
+        } catch let error as NBGWError {
+            if let met { chunk.seen.append(met) }
+            return .refused(error, deviceID: deviceID)
+        }
+    }
+
+    func account(_ name: String, db: Database) throws -> BindFacts.AccountFacts? {
+        if let cached = accounts[name] { return cached }
+        let facts = try Row.fetchOne(db, sql: "SELECT id, role FROM account WHERE name = ?", arguments: [name]).map {
+            BindFacts.AccountFacts(id: $0["id"], isOwner: $0["role"] as String == Account.Role.owner.rawValue)
+        }
+        accounts[name] = facts
+        return facts
+    }
+
+    func home(_ name: String, db: Database) throws -> BindFacts.HomeFacts? {
+        if let cached = homes[name] { return cached }
+        let facts = try Row.fetchOne(db, sql: "SELECT id, owner_account_id FROM home WHERE name = ?", arguments: [name])
+            .map { row in
+                BindFacts.HomeFacts(
+                    id: row["id"],
+                    ownerAccountID: row["owner_account_id"],
+                    allowedProducts: try String.fetchAll(
+                        db,
+                        sql: "SELECT product_id FROM home_product WHERE home_id = ? ORDER BY product_id",
+                        arguments: [row["id"] as Int64]
+                    )
+                )
+            }
+        homes[name] = facts
+        return facts
+    }
+
+    /// What the store knows about the device a row names.
+    struct DeviceLookup {
+        var row: Int64
+        var deviceID: String
+        var facts: BindFacts.DeviceFacts
+        var existing: BindFacts.ExistingBinding?
+        /// The line of this job that named the device before, from committed chunks.
+        var firstLine: Int?
+    }
+
+    private func lookup(_ statement: PreparedStatement, _ key: String) throws -> DeviceLookup? {
+        defer { statement.reset() }
+        statement.bind(1, key)
+        statement.bind(2, jobID)
+        guard try statement.step() else { return nil }
+        return DeviceLookup(
+            row: statement.int64(0),
+            deviceID: statement.string(1) ?? "",
+            facts: BindFacts.DeviceFacts(imei: statement.string(2) ?? "", productID: statement.string(3)),
+            existing: statement.isNull(4)
+                ? nil
+                : BindFacts.ExistingBinding(
+                    accountID: statement.int64(4),
+                    homeID: statement.int64(5),
+                    homeName: statement.string(6) ?? ""
+                ),
+            firstLine: statement.isNull(7) ? nil : Int(statement.int64(7))
+        )
+    }
+}
