@@ -391,6 +391,7 @@ let package = Package(
             dependencies: [
                 "KiiCloud", "KiiEmulatorKit", "Cloud", "CloudCatalogue", "Provisioning", "Registry", "NBGWCore",
                 "DeviceIdentity", "nbgw", "nbgwd", "nbgw-kii-emulator", "TestClocks",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

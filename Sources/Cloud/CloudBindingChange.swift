@@ -15,19 +15,25 @@ public struct CloudBindingChange: Sendable, Equatable {
     /// The module's credential from its registration (``CloudRegisteredModule/credential``), for
     /// a cloud that acts on a thing with the thing's own token. Never logged.
     public var moduleCredential: String?
+    /// The module's own secret, its password at a cloud that authenticates things by password
+    /// (``CloudService/wantsModuleSecret``), for a cloud that asks for it to change a thing's
+    /// owners. Nil for every other cloud. Never logged.
+    public var moduleSecret: String?
 
     public init(
         action: Action,
         deviceID: String,
         account: String?,
         home: String?,
-        moduleCredential: String? = nil
+        moduleCredential: String? = nil,
+        moduleSecret: String? = nil
     ) {
         self.action = action
         self.deviceID = deviceID
         self.account = account
         self.home = home
         self.moduleCredential = moduleCredential
+        self.moduleSecret = moduleSecret
     }
 }
 

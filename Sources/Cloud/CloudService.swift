@@ -27,6 +27,11 @@ public protocol CloudService: Sendable {
     /// cloud, whose state is the store itself. Work for a cloud that syncs goes through the outbox.
     var syncsBindings: Bool { get }
 
+    /// True when ``send(_:attempt:)`` needs the module's own secret
+    /// (``CloudBindingChange/moduleSecret``): a cloud that checks a thing's password when its
+    /// owners change. The outbox reads the secret from the store only for such a cloud.
+    var wantsModuleSecret: Bool { get }
+
     /// Registers a module, idempotent by IMEI: the same IMEI keeps its device id. The answer's ids
     /// are recorded in the store by the caller.
     func register(_ module: CloudModule, attempt: CloudAttempt) async throws(CloudFailure) -> CloudRegisteredModule
@@ -45,4 +50,9 @@ public protocol CloudService: Sendable {
 
     /// Closes connections; the cloud must not be used afterwards.
     func shutdown() async
+}
+
+extension CloudService {
+    /// No cloud but one that says so needs a module's secret to change its owners.
+    public var wantsModuleSecret: Bool { false }
 }

@@ -75,8 +75,11 @@ enum KiiAPI {
         var groups: [String]?
     }
 
+    /// `thingPassword` when nbgw holds the thing's password: an app with
+    /// `requirePasswordForThingOwnership` refuses an owner added without it (docs/cloud.md).
     struct OwnershipRequest: Encodable {
         var userID: String
+        var thingPassword: String?
     }
 
     /// Kii's error body: `{"errorCode": "THING_NOT_FOUND", "message": "…"}`.

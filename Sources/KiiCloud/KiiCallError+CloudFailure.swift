@@ -76,6 +76,19 @@ extension KiiCallError {
                         + "\(KiiConfiguration.EnvironmentKey.ownerToken)"
                 )
             )
+        case (403, .thing) where code?.uppercased().contains("PASSWORD") == true:
+            // An app with requirePasswordForThingOwnership: nbgw sends the module's secret, the
+            // thing's password from its onboarding, whenever the store holds it.
+            return CloudFailure(
+                .refused,
+                NBGWError(
+                    .invalidArgument,
+                    "Kii wants the thing's password for \(operation) (\(said)) and the store holds none that "
+                        + "matches (a module onboarded by another gateway or tool?); register the module here "
+                        + "(`nbgw devices register --imei IMEI`), or add the owner in the Kii app, then unbind and bind "
+                        + "it again"
+                )
+            )
         case (401, .thing), (403, .thing):
             return CloudFailure(
                 .refused,

@@ -144,6 +144,7 @@ extension KiiCloud {
                 account: account,
                 thingID: change.deviceID,
                 token: thingToken,
+                password: change.moduleSecret,
                 attempt
             )
             return KiiCloud.answer([
@@ -277,6 +278,7 @@ extension KiiCloud {
         account: String,
         thingID: String,
         token: String,
+        password: String?,
         _ attempt: CloudAttempt
     ) async throws(CloudFailure) -> Bool {
         let call = KiiHTTPClient.Call(
@@ -285,7 +287,7 @@ extension KiiCloud {
             token: token,
             principal: .thing,
             contentType: KiiAPI.ownershipRequestMediaType,
-            body: KiiAPI.encode(KiiAPI.OwnershipRequest(userID: userID)),
+            body: KiiAPI.encode(KiiAPI.OwnershipRequest(userID: userID, thingPassword: password)),
             operation: "make account \(account.escapedSnippet) (Kii user \(userID)) an owner of device \(thingID)"
         )
         do throws(KiiCallError) {

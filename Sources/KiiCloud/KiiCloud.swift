@@ -49,6 +49,8 @@ public final class KiiCloud: CloudService {
 
     /// Owners must follow local bindings: every change goes through the caller's outbox.
     public var syncsBindings: Bool { true }
+    /// Owners are added with the thing's password, which an app that requires it checks.
+    public var wantsModuleSecret: Bool { true }
 
     public func shutdown() async {
         await client.shutdown()

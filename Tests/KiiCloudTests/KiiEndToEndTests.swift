@@ -72,6 +72,25 @@ struct KiiEndToEndTests {
         }
     }
 
+    @Test("An app that wants the thing's password to add an owner: bind and unbind sync with the store's secret")
+    func ownerPassword() async throws {
+        try await KiiHarness.with(requireThingPassword: true) { h async throws in
+            try h.seedAccounts()
+            let registration = try await h.registrar.register(Self.identity)
+            let bound = try await h.bindings.bind(
+                qr: registration.labelPayload,
+                account: "alice",
+                home: "lab",
+                source: .cli
+            )
+            #expect(bound.sync?.state == .synced, "\(String(describing: bound.sync))")
+            #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName, "alice"])
+            let unbound = try await h.bindings.unbind(deviceID: registration.device.deviceID, source: .cli)
+            #expect(unbound.sync?.state == .synced)
+            #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName])
+        }
+    }
+
     @Test("The sync check sees a binding missing in Kii, and an owner Kii has that the store does not")
     func syncCheckDivergences() async throws {
         try await KiiHarness.with { h async throws in

@@ -2,11 +2,13 @@ import Cloud
 import CloudCatalogue
 import DeviceIdentity
 import Foundation
+import GRDB
 import KiiCloud
 import KiiEmulatorKit
 import Provisioning
-import Registry
 import Testing
+
+@testable import Registry
 
 @Suite("Kii refusals: unseen labels, accounts without a Kii user, another gateway's thing")
 struct KiiRefusalTests {
@@ -40,6 +42,35 @@ struct KiiRefusalTests {
                 }
             )
             #expect(foreign.code == .qrProtocolNotRecognized)
+        }
+    }
+
+    @Test("An app that wants the thing's password, a store whose secret does not match: refused, and says so")
+    func ownerPasswordMismatch() async throws {
+        try await KiiHarness.with(requireThingPassword: true) { h async throws in
+            try h.seedAccounts()
+            let registration = try await h.registrar.register(ModuleIdentity(imei: try IMEI(Modules.imeiA)))
+            // As if the thing had been onboarded by another gateway with its own password.
+            try await h.registry.pool.write { db in
+                try db.execute(
+                    sql: "UPDATE module_credential SET secret = ? WHERE imei = ?",
+                    arguments: ["another-gateways-secret-0123456789", Modules.imeiA]
+                )
+            }
+            let result = try await h.bindings.bind(
+                qr: registration.labelPayload,
+                account: "alice",
+                home: "lab",
+                source: .cli
+            )
+            #expect(result.outcome.status == .bound)
+            #expect(result.sync?.state == .failed)
+            #expect(
+                result.sync?.message?.contains("wants the thing's password") == true,
+                "\(String(describing: result.sync))"
+            )
+            #expect(result.sync?.message?.contains("another-gateways-secret") == false)
+            #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName])
         }
     }
 

@@ -91,7 +91,8 @@ public struct OutboxSender: Sendable {
                     home: bind.home,
                     moduleCredential: try local { () throws(NBGWError) in
                         try registry.directory.moduleCredential(deviceID: bind.deviceID)
-                    }
+                    },
+                    moduleSecret: try secret(deviceID: bind.deviceID)
                 )
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
             case .unbind(let unbind):
@@ -102,7 +103,8 @@ public struct OutboxSender: Sendable {
                     home: unbind.home,
                     moduleCredential: try local { () throws(NBGWError) in
                         try registry.directory.moduleCredential(deviceID: unbind.deviceID)
-                    }
+                    },
+                    moduleSecret: try secret(deviceID: unbind.deviceID)
                 )
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
             }
@@ -241,6 +243,13 @@ public struct OutboxSender: Sendable {
             }
             throw CloudFailure(.refused, NBGWError(.storeUnavailable, error.message))
         }
+    }
+
+    /// The module's secret for a cloud that wants it with a binding change (a thing's password
+    /// at Kii), nil for every other: a secret is read only where it is sent.
+    private func secret(deviceID: String) throws(CloudFailure) -> String? {
+        guard cloud.wantsModuleSecret else { return nil }
+        return try local { () throws(NBGWError) in try registry.directory.moduleSecret(deviceID: deviceID) }
     }
 
     // MARK: Settling

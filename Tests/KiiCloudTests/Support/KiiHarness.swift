@@ -51,6 +51,7 @@ final class KiiHarness: Sendable {
     static func with<T>(
         faults: KiiEmulatorFaults = KiiEmulatorFaults(),
         cloudWait: Duration = .seconds(30),
+        requireThingPassword: Bool = false,
         _ body: (KiiHarness) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-kii-\(UUID().uuidString)")
@@ -63,7 +64,8 @@ final class KiiHarness: Sendable {
                 ownerUserID: ownerUserID,
                 ownerToken: ownerToken,
                 users: ["alice", "bob"],
-                faults: faults
+                faults: faults,
+                requireThingPassword: requireThingPassword
             )
         ).start()
         let registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path, clock: wallClock)

@@ -16,6 +16,9 @@ public struct KiiEmulatorConfiguration: Sendable {
     /// Login names of users created at start (idempotent), as the accounts nbgw binds to.
     public var users: [String]
     public var faults: KiiEmulatorFaults
+    /// The app setting `requirePasswordForThingOwnership`: an owner is added only with the thing's
+    /// password (`thingPassword` in the request). A wrong password is refused either way.
+    public var requireThingPassword: Bool
 
     public init(
         host: String = "127.0.0.1",
@@ -25,7 +28,8 @@ public struct KiiEmulatorConfiguration: Sendable {
         ownerUserID: String,
         ownerToken: String,
         users: [String] = [],
-        faults: KiiEmulatorFaults = KiiEmulatorFaults()
+        faults: KiiEmulatorFaults = KiiEmulatorFaults(),
+        requireThingPassword: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -35,6 +39,7 @@ public struct KiiEmulatorConfiguration: Sendable {
         self.ownerToken = ownerToken
         self.users = users
         self.faults = faults
+        self.requireThingPassword = requireThingPassword
     }
 
     /// The owner user's login name in the emulator.

@@ -168,6 +168,16 @@ extension KiiEmulatorResponder {
         guard (caller.kind == "thing" && caller.id == thing.id) || (caller.isUser && caller.id == userID) else {
             return .error(403, "UNAUTHORIZED", "only the thing may add others as its owners")
         }
+        // Kii's pages we read name the app setting but not its refusal's code; these two are the
+        // emulator's own (docs/cloud.md).
+        switch body["thingPassword"] as? String {
+        case .some(let password) where KiiEmulatorStore.sha256(password) != thing.passwordSHA256:
+            return .error(403, "WRONG_THING_PASSWORD", "the thing password does not match")
+        case .none where configuration.requireThingPassword:
+            return .error(403, "THING_PASSWORD_REQUIRED", "this app requires the thing password to add an owner")
+        default:
+            break
+        }
         guard try store.user(db, id: userID) != nil else {
             return .error(404, "USER_NOT_FOUND", "the user was not found")
         }

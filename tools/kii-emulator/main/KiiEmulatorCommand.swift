@@ -33,6 +33,12 @@ struct KiiEmulatorCommand: AsyncParsableCommand {
     @Option(name: .customLong("user"), help: "A user (login name) to create, as an nbgw account; repeatable.")
     var users: [String] = []
 
+    @Flag(
+        name: .customLong("require-thing-password"),
+        help: "Require the thing's password to add an owner (the app setting requirePasswordForThingOwnership)."
+    )
+    var requireThingPassword = false
+
     @Option(help: "Fault: delay every answer by this many milliseconds.")
     var latencyMs = 0
 
@@ -87,7 +93,8 @@ struct KiiEmulatorCommand: AsyncParsableCommand {
                     dropConnections: dropConnections,
                     dropAfterProcessing: dropAfterProcessing,
                     expiredTokens: expiredTokens
-                )
+                ),
+                requireThingPassword: requireThingPassword
             ),
             logger: logger
         )
