@@ -81,11 +81,16 @@ extension KiiCloud {
                 principal: .owner
             ).cloudFailure
         }
+        // A module the store already knows by another id keeps it; the thing's id goes with its
+        // token (KiiThingCredential).
+        let known = module.knownDeviceID.flatMap { try? DeviceID($0) }
+        let kept = known ?? deviceID
         return CloudRegisteredModule(
-            deviceID: deviceID,
+            deviceID: kept,
             labelCode: imei,
             labelPayload: configuration.labelBase + imei,
-            credential: result.accessToken
+            credential: KiiThingCredential(thingID: deviceID.rawValue, token: result.accessToken)
+                .stored(deviceID: kept.rawValue)
         )
     }
 
@@ -112,7 +117,7 @@ extension KiiCloud {
     /// as the thing (its access token from the registration). Adding an owner that is one already
     /// and removing one that is not are done, not failures: a resend has one effect.
     public func send(_ change: CloudBindingChange, attempt: CloudAttempt) async throws(CloudFailure) -> String {
-        guard let thingToken = change.moduleCredential else {
+        guard let credential = KiiThingCredential(stored: change.moduleCredential, deviceID: change.deviceID) else {
             throw CloudFailure(
                 .refused,
                 NBGWError(
@@ -142,36 +147,46 @@ extension KiiCloud {
             let added = try await addOwner(
                 userID,
                 account: account,
-                thingID: change.deviceID,
-                token: thingToken,
+                thingID: credential.thingID,
+                token: credential.token,
                 password: change.moduleSecret,
                 attempt
             )
             return KiiCloud.answer([
-                "thingID": change.deviceID, "owner": "user:\(userID)",
+                "thingID": credential.thingID, "owner": "user:\(userID)",
                 "status": added ? "owner-added" : "already-owner",
             ])
         case .unbind:
             if let account = change.account {
                 guard let userID = try await userID(loginName: account, attempt: attempt) else {
-                    return KiiCloud.answer(["thingID": change.deviceID, "status": "no-such-user"])
+                    return KiiCloud.answer(["thingID": credential.thingID, "status": "no-such-user"])
                 }
-                let removed = try await removeOwner(userID, thingID: change.deviceID, token: thingToken, attempt)
+                let removed = try await removeOwner(
+                    userID,
+                    thingID: credential.thingID,
+                    token: credential.token,
+                    attempt
+                )
                 return KiiCloud.answer([
-                    "thingID": change.deviceID, "owner": "user:\(userID)",
+                    "thingID": credential.thingID, "owner": "user:\(userID)",
                     "status": removed ? "owner-removed" : "not-owner",
                 ])
             }
             // Whom it was bound to is unknown: every user owner but the gateway's own goes.
-            let current = try await owners(thingID: change.deviceID, token: thingToken, principal: .thing, attempt)
+            let current = try await owners(
+                thingID: credential.thingID,
+                token: credential.token,
+                principal: .thing,
+                attempt
+            )
             var removed: [String] = []
             for userID in current.users ?? [] where !isGatewayOwner(userID) {
-                if try await removeOwner(userID, thingID: change.deviceID, token: thingToken, attempt) {
+                if try await removeOwner(userID, thingID: credential.thingID, token: credential.token, attempt) {
                     removed.append(userID)
                 }
             }
             return KiiCloud.answer([
-                "thingID": change.deviceID, "status": "owners-removed", "removed": removed.joined(separator: ","),
+                "thingID": credential.thingID, "status": "owners-removed", "removed": removed.joined(separator: ","),
             ])
         }
     }
@@ -201,7 +216,10 @@ extension KiiCloud {
             } catch {
                 throw error.cloudFailure
             }
-            found.append(CloudInventory.Module(deviceID: thing.thingID, imei: thing.vendorThingID))
+            // The store's device id for the thing it mapped to it, Kii's id for any other thing.
+            let mapped = KiiThingCredential(stored: module.credential, deviceID: module.deviceID)
+            let deviceID = mapped?.thingID == thing.thingID ? module.deviceID : thing.thingID
+            found.append(CloudInventory.Module(deviceID: deviceID, imei: thing.vendorThingID))
             let current = try await owners(
                 thingID: thing.thingID,
                 token: configuration.ownerToken,
@@ -213,7 +231,7 @@ extension KiiCloud {
                     loginNames[userID] = try await loginName(userID: userID, attempt: attempt) ?? "user:\(userID)"
                 }
                 bindings.append(
-                    CloudInventory.Binding(deviceID: thing.thingID, account: loginNames[userID]!, home: nil)
+                    CloudInventory.Binding(deviceID: deviceID, account: loginNames[userID]!, home: nil)
                 )
             }
         }

@@ -122,9 +122,10 @@ struct KiiEndToEndTests {
         }
     }
 
-    @Test("A module registered only locally is missing in Kii; Kii assigns its own id, and nbgw says the two disagree")
-    func missingInKii() async throws {
+    @Test("A module the store knew before Kii keeps its device id; bind, unbind and the sync check reach Kii's thing")
+    func knownBeforeKii() async throws {
         try await KiiHarness.with { h async throws in
+            try h.seedAccounts()
             _ = try #require(
                 try h.registry.directory.recordRegistration(
                     Self.identity,
@@ -135,12 +136,33 @@ struct KiiEndToEndTests {
             )
             let before = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
             #expect(before.divergences.map(\.kind) == [.deviceMissingInCloud])
-            // Kii assigns thing ids and cannot keep the one the store holds (docs/cloud.md, "Left
-            // open"): the store refuses to swap ids silently, and the check shows both.
-            let error = try #require(await errorOf { _ = try await h.registrar.register(Self.identity) })
-            #expect(error.message.contains("disagree"))
-            let after = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
-            #expect(after.divergences.map(\.kind).contains(.deviceIDMismatch))
+            // Kii assigns thing ids and cannot take the one the store holds: the module keeps its
+            // id, and the adapter keeps Kii's beside the thing's token.
+            let registration = try await h.registrar.register(Self.identity)
+            #expect(registration.device.deviceID == "nblocalonly000000000")
+            let thing = try #require(try h.emulator.store.thing(vendorThingID: Modules.imeiA))
+            #expect(thing.id != "nblocalonly000000000" && thing.id.hasPrefix("th."))
+            let registered = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            #expect(registered.isConsistent, "\(registered.divergences)")
+
+            let bound = try await h.bindings.bind(
+                qr: registration.labelPayload,
+                account: "alice",
+                home: "lab",
+                source: .cli
+            )
+            #expect(bound.sync?.state == .synced, "\(String(describing: bound.sync))")
+            #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName, "alice"])
+            let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
+            #expect(check.isConsistent, "\(check.divergences)")
+            #expect(check.cloudBindings == 1)
+
+            let unbound = try await h.bindings.unbind(deviceID: "nblocalonly000000000", source: .cli)
+            #expect(unbound.sync?.state == .synced)
+            #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName])
+            // Registering again changes nothing: the same id, the same thing.
+            #expect(try await h.registrar.register(Self.identity).device.deviceID == "nblocalonly000000000")
+            #expect(try h.emulator.stats().effects("onboard") == 1)
         }
     }
 }

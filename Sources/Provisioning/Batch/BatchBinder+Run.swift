@@ -76,7 +76,7 @@ extension BatchBinder {
         ///
         /// Why: deciding a chunk (a device lookup per row, the rules, the report) and writing one
         /// (the inserts, keys and triggers) cost about the same; one after the other they made the
-        /// batch's time (`tools/bench-csv.sh`, see docs/performance.md).
+        /// batch's time (`tools/bench-csv.sh`, docs/cli.md).
         ///
         /// Ends at the end of the file, at a stop, or at a ``BatchWriteConflict`` (the chunk rolled
         /// back); always with the report cut back to the last commit, so a row is in the report

@@ -214,7 +214,12 @@ public struct OutboxSender: Sendable {
                 )
             )
         }
-        return .registered(registration, labelPayload: answer.labelPayload)
+        // A module the store knew keeps its label code (and its device id) whatever code the cloud
+        // would give it (Kii: the IMEI); its label is the store's.
+        let labelPayload =
+            registration.device.labelCode == answer.labelCode
+            ? answer.labelPayload : cloud.labelBase + registration.device.labelCode
+        return .registered(registration, labelPayload: labelPayload)
     }
 
     private func complete(_ entry: Registry.OutboxEntry, _ result: String) throws(CloudFailure) -> Result {
