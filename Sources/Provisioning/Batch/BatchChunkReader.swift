@@ -15,6 +15,9 @@ import Synchronization
 /// (0.54× → 0.64× of SQLite's set-wise floor); peak RSS 52.6 → 63.5 MiB (the reader thread's own
 /// malloc arena). Two chunks ahead gained nothing more and took 65.6 MiB.
 ///
+/// A pipelined batch adds a second stage on a thread of its own (`finish`: deciding the chunk and
+/// writing its report), fed by a plain reader; see ``init(path:offset:line:chunkSize:prepare:finish:)``.
+///
 /// Stopping between chunks (``stop()``) discards what was read ahead: resuming starts from the
 /// last committed chunk's offset, so nothing read ahead is ever lost or counted.
 final class BatchChunkReader: Sendable {
@@ -56,9 +59,17 @@ final class BatchChunkReader: Sendable {
     private let slotsFree = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
 
+    /// The plain reader a ``finish`` stage takes its chunks from (nil: this reader reads itself).
+    private let source: BatchChunkReader?
+
     /// Starts reading `path` at `offset` (line `line`), `chunkSize` records per chunk, each
-    /// record prepared by `prepare`, each chunk then passed to `finish` (on the reader's thread,
-    /// before it is handed over).
+    /// record prepared by `prepare`, each chunk then passed to `finish` before it is handed over.
+    ///
+    /// With `finish`, two threads: one reads and prepares (a plain reader, one chunk ahead), the
+    /// other finishes. Why two: in a pipelined batch `finish` decides the chunk and writes its
+    /// report (about 3.3 s of a million rows of `tools/bench-csv.sh`'s mix), reading and parsing
+    /// cost 0.8 s more, and the store writes for 3.7 s; on one thread the first two were the
+    /// longest stage (4.65 s for the batch).
     ///
     /// What a chunk's `finish` may rely on: it runs for chunk k+1 only after ``next()`` handed
     /// over chunk k, and the consumer calls ``next()`` for chunk k only once it is done with chunk
@@ -72,6 +83,41 @@ final class BatchChunkReader: Sendable {
         finish: (@Sendable (inout Chunk) throws -> Void)? = nil
     ) {
         for _ in 0..<BatchChunkReader.depth { slotsFree.signal() }
+        guard let finish else {
+            source = nil
+            startReading(path: path, offset: offset, line: line, chunkSize: chunkSize, prepare: prepare)
+            return
+        }
+        let source = BatchChunkReader(path: path, offset: offset, line: line, chunkSize: chunkSize, prepare: prepare)
+        self.source = source
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            var finished = false
+            while !finished {
+                slotsFree.wait()
+                if state.withLock({ $0.stopped }) { return }
+                do {
+                    var chunk = try source.next()
+                    try finish(&chunk)
+                    finished = chunk.finished
+                    guard push(.chunk(chunk)) else { return }
+                } catch {
+                    _ = push(.failure(error))
+                    return
+                }
+            }
+        }
+        thread.name = "nbgw-batch-decider"
+        thread.start()
+    }
+
+    private func startReading(
+        path: String,
+        offset: Int64,
+        line: Int,
+        chunkSize: Int,
+        prepare: @escaping @Sendable (CSVRecord) -> BatchBinder.Prepared
+    ) {
         let thread = Thread { [self] in
             defer { done.signal() }
             let reader: CSVReader
@@ -100,13 +146,12 @@ final class BatchChunkReader: Sendable {
                         chunk.records.append(record)
                         chunk.prepared.append(prepared)
                     }
-                    chunk.bytesDone = reader.offset
-                    chunk.bytesTotal = reader.fileSize
-                    if let finish, !state.withLock({ $0.stopped }) { try finish(&chunk) }
                 } catch {
                     _ = push(.failure(error))
                     return
                 }
+                chunk.bytesDone = reader.offset
+                chunk.bytesTotal = reader.fileSize
                 finished = chunk.finished
                 guard push(.chunk(chunk)) else { return }
             }
@@ -129,7 +174,10 @@ final class BatchChunkReader: Sendable {
     /// The next chunk, waiting for it; rethrows what the reader failed with.
     func next() throws -> Chunk {
         itemsReady.wait()
-        let item = state.withLock { $0.items.removeFirst() }
+        // Empty only when ``stop()`` woke a waiter (a finish stage waiting for its source).
+        guard let item = state.withLock({ $0.items.isEmpty ? nil : $0.items.removeFirst() }) else {
+            throw BatchChunkReaderStopped()
+        }
         slotsFree.signal()
         switch item {
         case .chunk(let chunk): return chunk
@@ -146,6 +194,11 @@ final class BatchChunkReader: Sendable {
         }
         guard first else { return }
         slotsFree.signal()
+        itemsReady.signal()
+        source?.stop()
         done.wait()
     }
 }
+
+/// What ``BatchChunkReader/next()`` throws once the reader was stopped.
+struct BatchChunkReaderStopped: Error {}
