@@ -29,26 +29,21 @@ extension Registry.Directory {
     /// The secret of the module with this device id, nil when none was made (a module registered
     /// with a cloud that authenticates things otherwise). Reads only: never makes one.
     public func moduleSecret(deviceID: String) throws(NBGWError) -> String? {
-        try registry.read { db in
-            try String.fetchOne(
-                db,
-                sql: """
-                    SELECT c.secret FROM module_credential AS c JOIN device AS d ON d.imei = c.imei
-                    WHERE d.device_id = ?
-                    """,
-                arguments: [deviceID]
-            )
-        }
+        try moduleCredentialRow(deviceID: deviceID)?["secret"]
     }
 
     /// What the cloud issued to a registered module (a thing's access token), nil when it issued
     /// nothing.
     public func moduleCredential(deviceID: String) throws(NBGWError) -> String? {
+        try moduleCredentialRow(deviceID: deviceID)?["cloud_credential"]
+    }
+
+    private func moduleCredentialRow(deviceID: String) throws(NBGWError) -> Row? {
         try registry.read { db in
-            try String.fetchOne(
+            try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT c.cloud_credential FROM module_credential AS c JOIN device AS d ON d.imei = c.imei
+                    SELECT c.secret, c.cloud_credential FROM module_credential AS c JOIN device AS d ON d.imei = c.imei
                     WHERE d.device_id = ?
                     """,
                 arguments: [deviceID]
