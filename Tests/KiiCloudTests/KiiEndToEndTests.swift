@@ -45,12 +45,7 @@ struct KiiEndToEndTests {
             let registration = try await h.registrar.register(Self.identity)
             let deviceID = registration.device.deviceID
 
-            let bound = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let bound = try await h.bindLabel(registration)
             #expect(bound.outcome.status == .bound)
             #expect(bound.sync?.state == .synced)
             #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName, "alice"])
@@ -77,12 +72,7 @@ struct KiiEndToEndTests {
         try await KiiHarness.with(requireThingPassword: true) { h async throws in
             try h.seedAccounts()
             let registration = try await h.registrar.register(Self.identity)
-            let bound = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let bound = try await h.bindLabel(registration)
             #expect(bound.sync?.state == .synced, "\(String(describing: bound.sync))")
             #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName, "alice"])
             let unbound = try await h.bindings.unbind(deviceID: registration.device.deviceID, source: .cli)
@@ -145,12 +135,7 @@ struct KiiEndToEndTests {
             let registered = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)
             #expect(registered.isConsistent, "\(registered.divergences)")
 
-            let bound = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let bound = try await h.bindLabel(registration)
             #expect(bound.sync?.state == .synced, "\(String(describing: bound.sync))")
             #expect(try h.owners(imei: Modules.imeiA) == [KiiEmulatorConfiguration.ownerLoginName, "alice"])
             let check = try await CloudSyncChecker.check(registry: h.registry, cloud: h.cloud)

@@ -27,12 +27,7 @@ struct KiiFaultTests {
             try h.seedAccounts()
             let registration = try await h.registrar.register(ModuleIdentity(imei: try IMEI(Modules.imeiA)))
             h.emulator.faults.set(KiiEmulatorFaults(serverErrors: 1000))
-            let result = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let result = try await h.bindLabel(registration)
             #expect(result.outcome.status == .bound)
             #expect(try h.registry.bindings.find(deviceID: registration.device.deviceID)?.account == "alice")
             let sync = try #require(result.sync)
@@ -62,12 +57,7 @@ struct KiiFaultTests {
             // 1.94 s. Only a bind that waited for Kii takes 8 s.
             h.emulator.faults.set(KiiEmulatorFaults(latencyMs: 8000))
             let started = ContinuousClock.now
-            let result = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let result = try await h.bindLabel(registration)
             let waited = ContinuousClock.now - started
             #expect(result.outcome.status == .bound)
             #expect(result.sync?.state == .queued)
@@ -119,12 +109,7 @@ struct KiiFaultTests {
             try h.seedAccounts()
             let registration = try await h.registrar.register(ModuleIdentity(imei: try IMEI(Modules.imeiA)))
             h.emulator.faults.set(KiiEmulatorFaults(expiredTokens: 1))
-            let result = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let result = try await h.bindLabel(registration)
             #expect(result.sync?.state == .queued)
             #expect(result.sync?.code == "INVALID_ARGUMENT")
             h.wallClock.advance(by: 3600)

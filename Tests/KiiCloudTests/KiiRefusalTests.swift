@@ -57,12 +57,7 @@ struct KiiRefusalTests {
                     arguments: ["another-gateways-secret-0123456789", Modules.imeiA]
                 )
             }
-            let result = try await h.bindings.bind(
-                qr: registration.labelPayload,
-                account: "alice",
-                home: "lab",
-                source: .cli
-            )
+            let result = try await h.bindLabel(registration)
             #expect(result.outcome.status == .bound)
             #expect(result.sync?.state == .failed)
             #expect(

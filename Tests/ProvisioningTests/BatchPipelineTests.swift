@@ -185,4 +185,37 @@ struct BatchPipelineTests {
         #expect(report.dropFirst().map { $0.split(separator: ",")[0] } == (2...9).map { Substring("\($0)") })
         #expect(report[4].contains("failed,DEVICE_ALREADY_BOUND"))
     }
+
+    @Test("A stop cuts the report back to the last commit, though the next chunk was already decided and reported")
+    func stopCutsTheReportBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-pipe-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (registry, labels, _) = try await BatchPipelineTests.store(directory)
+        let input = directory.appendingPathComponent("in.csv").path
+        let report = input + ".report.csv"
+        try ("qr,account,home\n" + (0..<8).map { "\(labels[$0]),alice,lab\n" }.joined())
+            .write(toFile: input, atomically: true, encoding: .utf8)
+        func reportLines() -> Int {
+            ((try? String(contentsOfFile: report, encoding: .utf8)) ?? "").split(separator: "\n").count
+        }
+        var committedChunks = 0
+        let summary = try BatchBinder(registry: registry, cloud: EmbeddedCloud()).run(
+            BatchRequest(inputPath: input, chunkSize: 2),
+            progress: { _ in committedChunks += 1 },
+            shouldStop: {
+                guard committedChunks == 1 else { return false }
+                // Stop only once the decider has reported the second chunk (header + 2 + 2 rows).
+                let deadline = Date().addingTimeInterval(10)
+                while reportLines() < 5 && Date() < deadline { usleep(1000) }
+                return true
+            }
+        )
+        #expect(summary.stopped && summary.rows == 2 && summary.stoppedAtLine == 4)
+        #expect(reportLines() == 1 + 2)
+        let resumed = try BatchBinder(registry: registry, cloud: EmbeddedCloud()).run(
+            BatchRequest(inputPath: input, chunkSize: 2)
+        )
+        #expect(resumed.rows == 8 && resumed.bound == 8)
+        #expect(reportLines() == 1 + 8)
+    }
 }

@@ -19,24 +19,6 @@ extension BatchBinder {
         var finished = false
         var stopped = false
 
-        init(
-            job: BatchJob,
-            report: BatchReportWriter,
-            columns: Columns,
-            inputPath: String,
-            operator: String?,
-            started: ContinuousClock.Instant,
-            prepare: @escaping @Sendable (CSVRecord) -> Prepared
-        ) {
-            self.job = job
-            self.report = report
-            self.columns = columns
-            self.inputPath = inputPath
-            self.operator = `operator`
-            self.started = started
-            self.prepare = prepare
-        }
-
         /// Chunk after chunk from the last committed one: read and parsed on the reader's thread,
         /// decided and written under the write lock, the report written before each commit.
         mutating func serial(
@@ -72,7 +54,7 @@ extension BatchBinder {
         }
 
         /// Chunk k+1 decided on a snapshot (``BatchDecider/decideOnSnapshot(_:operator:)``) and its
-        /// report written on the reader's thread while chunk k is written and committed here.
+        /// report written on the decider's thread while chunk k is written and committed here.
         ///
         /// Why: deciding a chunk (a device lookup per row, the rules, the report) and writing one
         /// (the inserts, keys and triggers) cost about the same; one after the other they made the
@@ -98,23 +80,28 @@ extension BatchBinder {
                 prepare: prepare,
                 finish: { chunk in try stage.decide(&chunk) }
             )
-            defer {
+            do {
+                while !finished {
+                    if shouldStop() {
+                        stopped = true
+                        break
+                    }
+                    let chunk = try reader.next()
+                    guard let decided = chunk.decided, let next = chunk.job else {
+                        preconditionFailure("the pipelined reader hands over decided chunks only")
+                    }
+                    try session.writeChunk(decided, job: next, finished: chunk.finished)
+                    committed(chunk, job: next, progress: progress)
+                }
+            } catch {
                 reader.stop()
-                // Rows of chunks decided but not committed (a stop, a conflict, a failure).
+                // The failure is what the caller must see; a resume cuts the report back anyway.
                 try? report.truncate(to: job.reportOffset)
+                throw error
             }
-            while !finished {
-                if shouldStop() {
-                    stopped = true
-                    return
-                }
-                let chunk = try reader.next()
-                guard let decided = chunk.decided, let next = chunk.job else {
-                    preconditionFailure("the pipelined reader hands over decided chunks only")
-                }
-                try session.writeChunk(decided, job: next, finished: chunk.finished)
-                committed(chunk, job: next, progress: progress)
-            }
+            reader.stop()
+            // Rows of the chunk decided ahead and never committed (a stop; at the end, none).
+            try report.truncate(to: job.reportOffset)
         }
 
         private mutating func committed(
@@ -136,8 +123,9 @@ extension BatchBinder {
         }
     }
 
-    /// The pipelined run's side on the reader's thread: decides each chunk, writes its report rows
-    /// and carries the job's progress from chunk to chunk. Confined to that thread.
+    /// The pipelined run's side on the decider's thread (``BatchChunkReader``'s finish stage):
+    /// decides each chunk, writes its report rows and carries the job's progress from chunk to
+    /// chunk. Confined to that thread while the reader runs.
     final class Stage: @unchecked Sendable {
         private var job: BatchJob
         private let report: BatchReportWriter

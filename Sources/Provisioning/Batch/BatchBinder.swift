@@ -94,10 +94,11 @@ public struct BatchBinder: Sendable {
                 columns: columns,
                 inputPath: inputPath,
                 operator: request.operator ?? nil,
-                started: started
-            ) { [self] record in
-                prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
-            }
+                started: started,
+                prepare: { [self] record in
+                    prepare(record, columns: columns, defaultAccount: account, defaultHome: home)
+                }
+            )
             let resumedFrom = job.resumed ? job.nextLine : nil
             while !run.finished && !run.stopped {
                 guard request.pipelined && !request.dryRun else {

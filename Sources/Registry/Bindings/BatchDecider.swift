@@ -24,7 +24,7 @@ import Pairing
 /// 3.3 s for a million rows of `tools/bench-csv.sh`'s mix on this 2-core machine); one after the
 /// other on one connection they made the batch's time.
 ///
-/// Used by one thread at a time (the batch reader's, then the writer's after a conflict).
+/// Used by one thread at a time (the batch's decider thread, then the writer's after a conflict).
 public final class BatchDecider: @unchecked Sendable {
     let registry: Registry
     let jobID: Int64

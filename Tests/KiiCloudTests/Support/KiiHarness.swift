@@ -121,6 +121,15 @@ final class KiiHarness: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Binds a registered module by its label, as an operator scanning it would (`nbgw bind`).
+    func bindLabel(
+        _ registration: CloudRegistration,
+        account: String = "alice",
+        home: String = "lab"
+    ) async throws -> CloudBindOutcome {
+        try await bindings.bind(qr: registration.labelPayload, account: account, home: home, source: .cli)
+    }
+
     /// Owner alice with home lab, owner bob with home attic, owner carol (no Kii user) with home den.
     func seedAccounts() throws {
         try registry.directory.addAccount(name: "alice", role: .owner)
