@@ -6,6 +6,8 @@
 #   tools/fuzz-long.sh TARGET [EXECUTIONS]      e.g. nohup nice -n 19 tools/fuzz-long.sh fuzz-qr &
 #   tools/fuzz-long.sh all [EXECUTIONS]         every target, one after the other
 #   FUZZ_JOB=2 tools/fuzz-long.sh fuzz-at-session 5000000   a second process on the same corpus
+#   FUZZ_ROUND=250000 tools/fuzz-long.sh fuzz-at-session    smaller rounds (a slow target: less lost
+#                                                            when the run is cut between rounds)
 #
 # Why rounds: one process per million inputs bounds what a leak-tolerant target (fuzz-toml:
 # TOMLKit frees nothing) accumulates, and leaves a line per round in the summary. Prints, per
@@ -28,11 +30,11 @@ replay() {
 }
 
 long_run() {
-    local target=$1 total=0 rounds=0 chunk=1000000
+    local target=$1 total=0 rounds=0 chunk=${FUZZ_ROUND:-1000000}
     spurious=0
     # fuzz-toml leaks about 2 KB per input inside TOMLKit (Fuzz/lsan-suppressions.txt): rounds of
     # 400,000 stay under the 2 GB memory limit.
-    [ "$target" = fuzz-toml ] && chunk=400000
+    [ "$target" = fuzz-toml ] && [ -z "${FUZZ_ROUND:-}" ] && chunk=400000
     local started
     started=$(date +%s)
     while ((total < goal)); do
