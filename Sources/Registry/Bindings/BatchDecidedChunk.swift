@@ -27,6 +27,13 @@ public struct BatchDecidedChunk: Sendable {
         var seen: [Int64] = []
         /// The devices' ids, for their outbox rows (only when the batch queues cloud binds).
         var deviceIDs: [String] = []
+
+        /// Adds a device to bind: its row, `row << 32 | line`, and its id when it is to be queued.
+        mutating func add(row: Int64, met: Int64, deviceID: String?) {
+            rows.append(row)
+            seen.append(met)
+            if let deviceID { deviceIDs.append(deviceID) }
+        }
     }
 
     /// True when the chunk writes nothing (every row refused or unchanged, and no device met).

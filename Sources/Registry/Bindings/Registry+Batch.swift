@@ -67,6 +67,11 @@ extension Registry.Bindings {
                 defer { try? db.execute(sql: "PRAGMA cache_size = -2000") }
                 let session = try BatchSession(db: db, registry: registry, dryRun: dryRun, queueForCloud: queueForCloud)
                 defer { session.rollbackIfOpen() }
+                if !dryRun {
+                    let checkpoints = try BatchCheckpoints(registry: registry, writer: db)
+                    session.checkpoints = checkpoints
+                }
+                defer { session.checkpoints?.finish(db) }
                 if dryRun { try session.begin() }
                 return try body(session)
             }
@@ -87,11 +92,13 @@ public final class BatchSession {
     public let dryRun: Bool
     let queueForCloud: Bool
     private var inTransaction = false
-    private let insertSeen: PreparedStatement
-    private let insertBindings: PreparedStatement
-    private let insertBound: PreparedStatement
+    private let insertSeen: BatchRowInsert
+    private let insertBindings: BatchRowInsert
+    private let insertBound: BatchRowInsert
     private let insertOutbox: PreparedStatement?
     private var jobID: Int64 = 0
+    /// The batch's checkpoints, off its commits (``BatchCheckpoints``); nil for a dry run.
+    var checkpoints: BatchCheckpoints?
     /// The job's decider, made by ``openJob(_:restart:)``.
     public private(set) var decider: BatchDecider!
 
@@ -101,31 +108,33 @@ public final class BatchSession {
         self.dryRun = dryRun
         self.queueForCloud = queueForCloud
         // Why set-wise writes: per-row INSERTs cost more in statement overhead than in SQL work;
-        // one statement per chunk over a JSON array of integers (json_each) does the same inserts,
-        // and the schema's triggers and foreign keys still check every row. Integers only: pulling
-        // fields out of JSON objects per row (->>) cost more than the inserts themselves.
-        insertSeen = try PreparedStatement(
+        // a few statements per chunk (BatchRowInsert) do the same inserts, and the schema's
+        // triggers and foreign keys still check every row.
+        insertSeen = try BatchRowInsert(
             db,
-            sql: """
-                INSERT INTO batch_job_device (device_row, job_id, line)
-                SELECT value >> 32, ?1, value & 4294967295 FROM json_each(?2)
-                """
+            "INSERT INTO batch_job_device (device_row, job_id, line) SELECT column1, ?1, column2",
+            constants: 1,
+            arity: 2
         )
         // A bound device's row is its bind's audit (migration v12: read through `audit_trail`),
         // the same row that marks it met.
-        insertBound = try PreparedStatement(
+        insertBound = try BatchRowInsert(
             db,
-            sql: """
-                INSERT INTO batch_job_device (device_row, job_id, line, bound_at, account_id, home_id, operator)
-                SELECT value >> 32, ?1, value & 4294967295, ?2, ?3, ?4, ?5 FROM json_each(?6)
-                """
+            """
+            INSERT INTO batch_job_device (device_row, job_id, line, bound_at, account_id, home_id, operator)
+            SELECT column1, ?1, column2, ?2, ?3, ?4, ?5
+            """,
+            constants: 5,
+            arity: 2
         )
-        insertBindings = try PreparedStatement(
+        insertBindings = try BatchRowInsert(
             db,
-            sql: """
-                INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
-                SELECT value, ?1, ?2, NULL, ?3, 'csv', ?4 FROM json_each(?5)
-                """
+            """
+            INSERT INTO binding (device_row, account_id, home_id, token_id, bound_at, source, operator)
+            SELECT column1, ?1, ?2, NULL, ?3, 'csv', ?4
+            """,
+            constants: 4,
+            arity: 1
         )
         // The cloud bind of each bound device, queued with it: the payload from the outbox's one
         // encoder (OutboxPayload), the key from its one generator (IdempotencyKey), a row at a time.
@@ -232,40 +241,41 @@ public final class BatchSession {
         )
     }
 
-    static func jsonArray(_ values: [Int64]) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        bytes.reserveCapacity(values.count * 12 + 2)
-        for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(contentsOf: String(value).utf8)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return String(decoding: bytes, as: UTF8.self)
+    /// Binds a device met, packed as `row << 32 | line` (``BatchDecidedChunk/seen``), to
+    /// parameters `parameter` (the device's row) and `parameter + 1` (the line).
+    static func bindPacked(_ packed: Int64, _ statement: PreparedStatement, _ parameter: Int32) {
+        statement.bind(parameter, packed >> 32)
+        statement.bind(parameter + 1, packed & 0xFFFF_FFFF)
     }
 
     /// Applies a decided chunk's writes. A trigger or key refusing a row here means the rules and
     /// the schema disagree (decided under the write lock) or the chunk went stale (decided on a
     /// snapshot): either way the chunk rolls back.
     func write(_ chunk: BatchDecidedChunk) throws {
-        if !chunk.seen.isEmpty {
-            insertSeen.bind(1, jobID)
-            insertSeen.bind(2, BatchSession.jsonArray(chunk.seen))
-            try insertSeen.run()
+        let jobID = self.jobID
+        try insertSeen.run(count: chunk.seen.count) {
+            $0.bind(1, jobID)
+        } row: { statement, index, parameter in
+            BatchSession.bindPacked(chunk.seen[index], statement, parameter)
         }
         for (key, group) in chunk.binds {
-            insertBindings.bind(1, key.account)
-            insertBindings.bind(2, key.home)
-            insertBindings.bind(3, chunk.now)
-            insertBindings.bind(4, chunk.operator)
-            insertBindings.bind(5, BatchSession.jsonArray(group.rows))
-            try insertBindings.run()
-            insertBound.bind(1, jobID)
-            insertBound.bind(2, chunk.now)
-            insertBound.bind(3, key.account)
-            insertBound.bind(4, key.home)
-            insertBound.bind(5, chunk.operator)
-            insertBound.bind(6, BatchSession.jsonArray(group.seen))
-            try insertBound.run()
+            try insertBindings.run(count: group.rows.count) { statement in
+                statement.bind(1, key.account)
+                statement.bind(2, key.home)
+                statement.bind(3, chunk.now)
+                statement.bind(4, chunk.operator)
+            } row: { statement, index, parameter in
+                statement.bind(parameter, group.rows[index])
+            }
+            try insertBound.run(count: group.seen.count) { statement in
+                statement.bind(1, jobID)
+                statement.bind(2, chunk.now)
+                statement.bind(3, key.account)
+                statement.bind(4, key.home)
+                statement.bind(5, chunk.operator)
+            } row: { statement, index, parameter in
+                BatchSession.bindPacked(group.seen[index], statement, parameter)
+            }
             if let insertOutbox {
                 for deviceID in group.deviceIDs {
                     let payload = OutboxPayload.bind(
@@ -345,7 +355,10 @@ public final class BatchSession {
                 codes, now, finished ? now : nil, jobID,
             ]
         )
-        if !dryRun { try commit() }
+        if !dryRun {
+            try commit()
+            checkpoints?.afterCommit(db, last: finished)
+        }
     }
 
     private func commit() throws {
