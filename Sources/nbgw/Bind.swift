@@ -54,7 +54,7 @@ struct Bind: AsyncParsableCommand {
     var restart = false
 
     @Option(name: .customLong("chunk-size"), help: "--csv: rows per transaction.")
-    var chunkSize: Int = 5000
+    var chunkSize: Int = BatchRequest.defaultChunkSize
 
     func validate() throws {
         guard [qr, csv, image].compactMap({ $0 }).count == 1 else {

@@ -41,23 +41,49 @@ final class BatchReportWriter {
     deinit { close(fd) }
 
     func append(line: Int, status: String, code: String, message: String, deviceID: String, ref: String, note: String) {
-        appendNumber(line)
+        // One access to `pending` for the whole row. Why: each access to a class's stored array is
+        // checked for exclusivity at run time (swift_beginAccess), and a dozen per row were the
+        // largest share of those checks on the decider thread (perf). With BatchDecider.LastFacts,
+        // a million-row batch took 7.35 s of CPU instead of 7.70 (median of 6 alternating runs).
+        BatchReportWriter.append(
+            to: &pending,
+            line: line,
+            status: status,
+            code: code,
+            message: message,
+            deviceID: deviceID,
+            ref: ref,
+            note: note
+        )
+    }
+
+    private static func append(
+        to pending: inout [UInt8],
+        line: Int,
+        status: String,
+        code: String,
+        message: String,
+        deviceID: String,
+        ref: String,
+        note: String
+    ) {
+        appendNumber(line, to: &pending)
         pending.append(0x2C)
         pending.append(contentsOf: status.utf8)
         pending.append(0x2C)
         pending.append(contentsOf: code.utf8)
         pending.append(0x2C)
-        appendField(message)
+        appendField(message, to: &pending)
         pending.append(0x2C)
-        appendField(deviceID)
+        appendField(deviceID, to: &pending)
         pending.append(0x2C)
-        appendField(ref)
+        appendField(ref, to: &pending)
         pending.append(0x2C)
-        appendField(note)
+        appendField(note, to: &pending)
         pending.append(0x0A)
     }
 
-    private func appendNumber(_ value: Int) {
+    private static func appendNumber(_ value: Int, to pending: inout [UInt8]) {
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
             (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
@@ -73,7 +99,7 @@ final class BatchReportWriter {
     }
 
     /// RFC 4180 quoting when the value needs it; values are printed as-is otherwise.
-    private func appendField(_ value: String) {
+    private static func appendField(_ value: String, to pending: inout [UInt8]) {
         let utf8 = value.utf8
         if !utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
             pending.append(contentsOf: utf8)
