@@ -70,17 +70,7 @@ struct BatchChunkAgreementTests {
     )
         throws -> String
     {
-        let input = Registry.BatchInput(
-            path: "/nonexistent/in-\(line).csv",
-            size: 1,
-            mtimeNanoseconds: 1,
-            reportPath: "/nonexistent/in-\(line).csv.report.csv",
-            defaultAccount: nil,
-            defaultHome: nil,
-            operator: nil,
-            firstRecordOffset: 0,
-            firstRecordLine: 2
-        )
+        let input = Registry.BatchInput.driven(at: "/nonexistent/in-\(line).csv")
         return try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             let outcomes = try session.bindChunk(
@@ -122,17 +112,7 @@ struct BatchChunkAgreementTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let registry = try Self.store(directory, "dup.sqlite")
-        let input = Registry.BatchInput(
-            path: directory.appendingPathComponent("in.csv").path,
-            size: 1,
-            mtimeNanoseconds: 1,
-            reportPath: directory.appendingPathComponent("in.csv.report.csv").path,
-            defaultAccount: nil,
-            defaultHome: nil,
-            operator: nil,
-            firstRecordOffset: 0,
-            firstRecordLine: 2
-        )
+        let input = Registry.BatchInput.driven(at: directory.appendingPathComponent("in.csv").path)
         let outcomes = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             return try session.bindChunk(

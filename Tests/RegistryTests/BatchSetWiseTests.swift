@@ -148,17 +148,7 @@ struct BatchSetWiseTests {
     func checkpointsOffTheCommits() throws {
         let store = try TestStore()
         let registry = try Self.store(store)
-        let input = Registry.BatchInput(
-            path: store.directory.appendingPathComponent("in.csv").path,
-            size: 1,
-            mtimeNanoseconds: 1,
-            reportPath: store.directory.appendingPathComponent("in.csv.report.csv").path,
-            defaultAccount: nil,
-            defaultHome: nil,
-            operator: nil,
-            firstRecordOffset: 0,
-            firstRecordLine: 2
-        )
+        let input = Registry.BatchInput.driven(at: store.directory.appendingPathComponent("in.csv").path)
         let rows = (1...600).filter { $0 % 7 != 0 }.map { n in
             BatchRow(line: n + 1, device: .id(String(format: "nb%018d", n)), accountName: "alice", homeName: "lab")
         }

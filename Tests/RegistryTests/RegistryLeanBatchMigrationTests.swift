@@ -119,16 +119,9 @@ struct RegistryLeanBatchMigrationTests {
     func batchBindIsItsJobRow() throws {
         let store = try Self.storeAtV11()
         let registry = try Registry(path: store.path, clock: ManualWallClock())
-        let input = Registry.BatchInput(
-            path: store.directory.appendingPathComponent("second.csv").path,
-            size: 1,
-            mtimeNanoseconds: 1,
-            reportPath: store.directory.appendingPathComponent("second.csv.report.csv").path,
-            defaultAccount: nil,
-            defaultHome: nil,
-            operator: "line-7",
-            firstRecordOffset: 0,
-            firstRecordLine: 2
+        let input = Registry.BatchInput.driven(
+            at: store.directory.appendingPathComponent("second.csv").path,
+            operator: "line-7"
         )
         let (job, outcomes) = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
@@ -176,17 +169,7 @@ struct RegistryLeanBatchMigrationTests {
         _ = try registry.bindings.bind(BindCommand(deviceID: dev3, account: "alice", home: "lab", source: .cli))
         _ = try registry.bindings.unbind(deviceID: "dev-3", source: .cli)
         clock.advance(by: 1)
-        let input = Registry.BatchInput(
-            path: store.directory.appendingPathComponent("third.csv").path,
-            size: 1,
-            mtimeNanoseconds: 1,
-            reportPath: store.directory.appendingPathComponent("third.csv.report.csv").path,
-            defaultAccount: nil,
-            defaultHome: nil,
-            operator: nil,
-            firstRecordOffset: 0,
-            firstRecordLine: 2
-        )
+        let input = Registry.BatchInput.driven(at: store.directory.appendingPathComponent("third.csv").path)
         _ = try registry.bindings.withBatchSession(dryRun: false) { session in
             let job = try session.openJob(input, restart: false)
             return try session.bindChunk(
