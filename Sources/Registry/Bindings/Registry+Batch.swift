@@ -68,8 +68,10 @@ extension Registry.Bindings {
                 let session = try BatchSession(db: db, registry: registry, dryRun: dryRun, queueForCloud: queueForCloud)
                 defer { session.rollbackIfOpen() }
                 if !dryRun {
-                    let checkpoints = try BatchCheckpoints(registry: registry, writer: db)
-                    session.checkpoints = checkpoints
+                    // Only a speed-up: when the checkpoint connection cannot be opened, the batch
+                    // runs as before, its commits checkpointing (the setting is changed last, so a
+                    // failure leaves it as it was).
+                    session.checkpoints = try? BatchCheckpoints(registry: registry, writer: db)
                 }
                 defer { session.checkpoints?.finish(db) }
                 if dryRun { try session.begin() }
