@@ -5,11 +5,12 @@ import Testing
 
 @Suite("CSV reader: RFC 4180, streaming, resynchronising after broken lines")
 struct CSVReaderTests {
-    func records(_ bytes: [UInt8], bufferSize: Int = 1) throws -> [CSVRecord] {
+    func records(_ bytes: [UInt8], bufferSize: Int = 1, scansRuns: Bool = true) throws -> [CSVRecord] {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("csv-\(UUID().uuidString).csv")
         try Data(bytes).write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let reader = try CSVReader(path: url.path, bufferSize: bufferSize)
+        reader.scansUnquotedRuns = scansRuns
         var out: [CSVRecord] = []
         while let record = try reader.next() { out.append(record) }
         return out
@@ -73,6 +74,32 @@ struct CSVReaderTests {
         #expect(got.first?.fields == ["qr"])
         #expect(got[1].problem?.contains("longer") == true)
         #expect(got.last?.fields == ["ok"])
+    }
+
+    /// The fast path (unquoted fields a run at a time) against the byte loop: random files of
+    /// delimiters, quotes, line breaks, UTF-8 and invalid bytes, and records around the length cap
+    /// (one byte under it to twice over it, where a run that ignored the cap would fill the
+    /// buffer and read as the end of the file).
+    @Test(
+        "Unquoted fields read a run at a time give the same records as the byte loop",
+        arguments: [1, 7, 4096, 1 << 20]
+    )
+    func unquotedRunsEqualTheByteLoop(bufferSize: Int) throws {
+        let alphabet = Array("ab1,\"\r\n ".utf8) + [0xC3, 0xA9, 0xFF]
+        var generator = SystemRandomNumberGenerator()
+        var files: [[UInt8]] = (0..<200).map { _ in
+            (0..<Int.random(in: 0...120, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+        }
+        let cap = CSVReader.maximumRecordBytes
+        for length in [cap - 2, cap - 1, cap, cap + 1, 2 * cap + 5] {
+            let field = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+            files.append(Array("qr\n".utf8) + field + Array("\nok\n".utf8))
+            files.append(Array("qr\na,".utf8) + field + Array(",b\r\nok".utf8))
+        }
+        for file in files {
+            let fast = try records(file, bufferSize: bufferSize)
+            #expect(fast == (try records(file, bufferSize: bufferSize, scansRuns: false)), "\(file.prefix(200))")
+        }
     }
 
     /// fuzz-csv's first finding, minimised (Fuzz/Corpus/fuzz-csv/crash-9cadcf926581cf3cce2ae7881f1289ddedc92b6a): in a

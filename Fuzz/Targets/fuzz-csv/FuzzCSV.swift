@@ -14,6 +14,7 @@ import Glibc
 /// 1. Read in one piece (a buffer larger than the file) and with a tiny buffer (1 to 64 bytes, so
 ///    every record and field is split across reads at every possible place), the file gives the
 ///    same records.
+///    Read with the unquoted fast path off (the byte loop for every byte), it gives them too.
 /// 2. Records are in file order: each starts at or after the previous one's end, ends after it
 ///    starts and within the file; a record with a problem has no fields.
 /// 3. Resuming at any record's end offset and next line (what a batch commits) gives exactly the
@@ -46,9 +47,15 @@ enum FuzzCSV {
         close(fd)
     }
 
-    static func records(offset: Int64 = 0, line: Int = 1, bufferSize: Int = 256 * 1024) -> [CSVRecord] {
+    static func records(
+        offset: Int64 = 0,
+        line: Int = 1,
+        bufferSize: Int = 256 * 1024,
+        scansRuns: Bool = true
+    ) -> [CSVRecord] {
         do {
             let reader = try CSVReader(path: path, offset: offset, line: line, bufferSize: bufferSize)
+            reader.scansUnquotedRuns = scansRuns
             var records: [CSVRecord] = []
             while let record = try reader.next() { records.append(record) }
             return records
@@ -66,6 +73,8 @@ enum FuzzCSV {
         let expected = records(bufferSize: payload.count + 1)
         let small = records(bufferSize: Int(generator.next() % 64) + 1)
         fuzzCheck(small == expected, "a small buffer reads other records: \(small) vs \(expected)")
+        let byteLoop = records(bufferSize: payload.count + 1, scansRuns: false)
+        fuzzCheck(byteLoop == expected, "the byte loop reads other records: \(byteLoop) vs \(expected)")
 
         var previousEnd: Int64 = 0
         for record in expected {
