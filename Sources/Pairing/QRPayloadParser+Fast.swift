@@ -5,6 +5,8 @@ extension QRPayloadParser {
         #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":""#.utf8
     )
     private static let canonicalJSONSuffix = Array(#""}}"#.utf8)
+    private static let httpsScheme = Array("https://".utf8)
+    private static let httpScheme = Array("http://".utf8)
 
     /// The shapes a CSV batch meets a million times, answered without Foundation: label URLs
     /// without query, fragment, user info or escapes, and the canonical parse-result JSON.
@@ -14,14 +16,14 @@ extension QRPayloadParser {
     /// Why: URLComponents and JSONSerialization cost microseconds each, which was most of a
     /// batch row's time.
     static func fastParse(_ raw: String) -> QRPayload? {
-        var raw = raw
-        return raw.withUTF8 { bytes -> QRPayload? in
+        var utf8 = raw
+        return utf8.withUTF8 { bytes -> QRPayload? in
             // Printable ASCII without spaces: nothing to trim, no control characters.
             guard bytes.count >= 8, bytes.count <= BindingRules.maximumPayloadBytes,
                 bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
             else { return nil }
             if bytes[0] == UInt8(ascii: "{") { return fastJSON(bytes) }
-            if bytes[0] == UInt8(ascii: "h") { return fastLabel(bytes) }
+            if bytes[0] == UInt8(ascii: "h") { return fastLabel(bytes, raw: raw) }
             return nil
         }
     }
@@ -39,11 +41,12 @@ extension QRPayloadParser {
         return .nbBind(NBBindPayload(deviceID: deviceID, origin: .json))
     }
 
-    private static func fastLabel(_ bytes: UnsafeBufferPointer<UInt8>) -> QRPayload? {
+    /// `raw`: the text `bytes` are the UTF-8 of, kept as the label's URL (a copy per row otherwise).
+    private static func fastLabel(_ bytes: UnsafeBufferPointer<UInt8>, raw: String) -> QRPayload? {
         let schemeLength: Int
-        if bytes.starts(with: "https://".utf8) {
+        if bytes.starts(with: httpsScheme) {
             schemeLength = 8
-        } else if bytes.starts(with: "http://".utf8) {
+        } else if bytes.starts(with: httpScheme) {
             schemeLength = 7
         } else {
             return nil
@@ -75,7 +78,7 @@ extension QRPayloadParser {
         }
         let code = UnsafeBufferPointer(rebasing: bytes[lastSegmentStart...])
         guard (4...64).contains(code.count), code.allSatisfy(isLabelByte) else { return nil }
-        let url = String(decoding: bytes, as: UTF8.self)
+        let url = raw
         let base = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<lastSegmentStart]), as: UTF8.self)
         return .label(LabelReference(url: url, base: base, code: String(decoding: code, as: UTF8.self)))
     }

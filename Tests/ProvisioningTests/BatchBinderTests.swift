@@ -108,6 +108,22 @@ struct BatchBinderTests {
         #expect(audit.filter { $0.event == "bind" }.count == 1)
     }
 
+    /// The batch compares a label's base with the cloud's without lower-casing it first when they
+    /// are equal (the common case, no string made per row); a base in other letter case still
+    /// takes the full comparison.
+    @Test("A label of this gateway written in upper case binds like its lower-case form")
+    func upperCaseLabelBase() async throws {
+        let f = try await Fixture(devices: 2)
+        let base = EmbeddedCloud.defaultLabelBase
+        #expect(f.labels[1].hasPrefix(base))
+        let shouted = base.uppercased() + f.labels[1].dropFirst(base.count)
+        let input = try f.write("in.csv", Array("qr\n\(f.labels[0])\n\(shouted)\n".utf8))
+        let summary = try f.binder().run(BatchRequest(inputPath: input, defaultAccount: "alice", defaultHome: "lab"))
+        let report = try f.report(input + ".report.csv")
+        #expect(summary.bound == 2, "\(report)")
+        #expect(try f.registry.bindings.find(deviceID: f.ids[1])?.account == "alice")
+    }
+
     @Test("Re-running the same file binds nothing twice: bound rows become unchanged")
     func rerunIsIdempotent() async throws {
         let f = try await Fixture()

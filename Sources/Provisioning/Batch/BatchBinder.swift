@@ -224,7 +224,9 @@ public struct BatchBinder: Sendable {
                 deviceID = nb.deviceID.rawValue
                 device = .id(nb.deviceID.rawValue)
             case .label(let label):
-                guard label.base.lowercased() == labelBase else {
+                // `labelBase` is lower case: a base equal to it needs no lower-casing (a string
+                // allocated per row otherwise).
+                guard label.base == labelBase || label.base.lowercased() == labelBase else {
                     throw CloudLabels.foreign(label, base: cloud.labelBase)
                 }
                 device = .labelCode(label.code)

@@ -37,12 +37,17 @@ public final class BatchDecider: @unchecked Sendable {
     /// The device lookups of ``lookUp(_:db:)``, by size (``BatchRowInsert/sizes``): the rows' keys
     /// (`?2`, `?4`, …, with their indexes in the chunk, `?3`, `?5`, …) joined with the device, its
     /// binding and home, and this job's `batch_job_device` row (`?1`, the job).
+    ///
+    /// Why `CROSS JOIN`: it keeps the keys the outer loop, which SQLite then reads straight from
+    /// the VALUES list (a co-routine); with a plain `JOIN` it first copies the list into a
+    /// temporary table (`MATERIALIZE k` in the query plan). The lookups of a million label keys
+    /// took 2.55 s instead of 2.80 from Python, the plan the only difference.
     static func lookup(by column: String) -> [String] {
         BatchRowInsert.sizes.map { rows in
             """
             WITH k(key, i) AS (VALUES \(BatchRowInsert.tuples(rows, arity: 2, after: 1)))
             SELECT k.i, d.id, d.device_id, d.imei, d.product_id, b.account_id, b.home_id, h.name, s.line
-            FROM k JOIN device d ON d.\(column) = k.key
+            FROM k CROSS JOIN device d ON d.\(column) = k.key
             LEFT JOIN binding b ON b.device_row = d.id LEFT JOIN home h ON h.id = b.home_id
             LEFT JOIN batch_job_device s ON s.job_id = ?1 AND s.device_row = d.id
             """
@@ -89,6 +94,7 @@ public final class BatchDecider: @unchecked Sendable {
         chunk.now = registry.nowMillis()
         chunk.operator = `operator`
         chunk.outcomes.reserveCapacity(rows.count)
+        chunk.met.reserveCapacity(rows.count)
         var last = LastFacts()
         for (row, lookup) in zip(rows, lookups) {
             chunk.outcomes.append(try decide(row, lookup, db: db, writing: writing, last: &last, into: &chunk))
