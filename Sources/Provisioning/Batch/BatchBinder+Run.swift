@@ -111,7 +111,7 @@ extension BatchBinder {
         ) {
             job = next
             finished = chunk.finished
-            rowsThisRun += chunk.records.count
+            rowsThisRun += chunk.count
             progress(
                 BatchProgress(
                     rowsDone: rowsThisRun,
@@ -142,8 +142,16 @@ extension BatchBinder {
         }
 
         func decide(_ chunk: inout BatchChunkReader.Chunk) throws {
-            let decided = try decider.decideOnSnapshot(chunk.rows, operator: `operator`)
+            var decided = try decider.decideOnSnapshot(chunk.rows, operator: `operator`)
             try BatchBinder.record(chunk, decided.outcomes, columns: columns, job: &job, report: report)
+            // The writer needs only the chunk's writes. Why drop the rest here: what is dropped is
+            // freed on the thread that drops it last, and the writer's thread is the batch's
+            // longest (perf: 3.75 s of CPU against the decider's 2.5 in a million-row batch);
+            // freeing a chunk's records, rows and outcomes took a twentieth of it.
+            decided.dropDecisions()
+            chunk.records = []
+            chunk.prepared = []
+            chunk.rows = []
             chunk.decided = decided
             chunk.job = job
         }

@@ -27,6 +27,8 @@ final class BatchChunkReader: Sendable {
         var records: [CSVRecord] = []
         var prepared: [BatchBinder.Prepared] = []
         var rows: [BatchRow] = []
+        /// The chunk's record count (kept when a pipelined batch's decider drops the records).
+        var count = 0
         /// True when the file ends with this chunk.
         var finished = false
         /// Bytes read when the chunk was complete, and the file's size.
@@ -150,6 +152,7 @@ final class BatchChunkReader: Sendable {
                     _ = push(.failure(error))
                     return
                 }
+                chunk.count = chunk.records.count
                 chunk.bytesDone = reader.offset
                 chunk.bytesTotal = reader.fileSize
                 finished = chunk.finished

@@ -36,6 +36,13 @@ public struct BatchDecidedChunk: Sendable {
         }
     }
 
+    /// Drops what only the chunk's decider and report need (the outcomes, the devices met),
+    /// keeping its writes: what ``BatchSession/writeChunk(_:job:finished:)`` takes.
+    public mutating func dropDecisions() {
+        outcomes = []
+        met = [:]
+    }
+
     /// True when the chunk writes nothing (every row refused or unchanged, and no device met).
     var writesNothing: Bool { seen.isEmpty && binds.isEmpty }
 }
