@@ -228,7 +228,7 @@ let package = Package(
         .target(
             name: "Provisioning",
             dependencies: [
-                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Labels",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Labels", "PosixSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]

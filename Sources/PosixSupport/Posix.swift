@@ -66,6 +66,27 @@ public enum Posix {
         return (ends[0], ends[1])
     }
 
+    /// Lowers the calling thread's scheduling priority by `steps` nice levels (to at most 19): for
+    /// a stage that feeds another thread and must not take the CPU from it when there are fewer
+    /// cores than busy threads. On Linux the nice value is a per-thread attribute, and
+    /// `getpriority(2)`/`setpriority(2)` with `PRIO_PROCESS` and 0 act on the calling thread only
+    /// (setpriority(2), NOTES); raising a nice value needs no privilege. Elsewhere it does nothing.
+    /// Returns the thread's nice value afterwards, or nil when it could not be read or set.
+    @discardableResult
+    public static func lowerCurrentThreadPriority(by steps: Int32) -> Int32? {
+        #if os(Linux)
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        errno = 0
+        let current = getpriority(which, 0)
+        guard errno == 0 else { return nil }
+        let lowered = min(19, current + max(0, steps))
+        guard setpriority(which, 0, lowered) == 0 else { return nil }
+        return lowered
+        #else
+        return nil
+        #endif
+    }
+
     /// `CLOCK_MONOTONIC` in nanoseconds: for deadlines on threads that wait in the kernel (a
     /// `poll(2)` timeout), where a Swift `Clock` has nothing to offer a C call.
     public static func monotonicNanoseconds() -> UInt64 {

@@ -1,4 +1,6 @@
+import Foundation
 import PosixSupport
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -33,6 +35,30 @@ struct PosixTests {
         #expect(fcntl(pair[0], F_GETFL) & O_APPEND != 0)
         #expect(fcntl(pair[0], F_GETFD) & FD_CLOEXEC != 0)
     }
+
+    #if os(Linux)
+    @Test("lowerCurrentThreadPriority lowers the calling thread only, by the steps asked, to at most 19")
+    func threadPriority() throws {
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let mine = getpriority(which, 0)
+        let seen = Mutex<(returned: Int32?, read: Int32, capped: Int32?)>((nil, 0, nil))
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let returned = Posix.lowerCurrentThreadPriority(by: 3)
+            let read = getpriority(which, 0)
+            let capped = Posix.lowerCurrentThreadPriority(by: 40)
+            seen.withLock { $0 = (returned, read, capped) }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let result = seen.withLock { $0 }
+        #expect(result.returned == min(19, mine + 3))
+        #expect(result.read == min(19, mine + 3))
+        #expect(result.capped == 19)
+        #expect(getpriority(which, 0) == mine, "the calling thread's neighbours keep their priority")
+    }
+    #endif
 
     @Test("read, write and close reach the system calls")
     func readWriteClose() throws {

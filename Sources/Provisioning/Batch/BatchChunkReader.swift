@@ -1,4 +1,5 @@
 import Foundation
+import PosixSupport
 import Registry
 import Synchronization
 
@@ -54,6 +55,16 @@ final class BatchChunkReader: Sendable {
     /// (see ``init(path:offset:line:chunkSize:prepare:finish:)``); a deeper queue would break it.
     static let depth = 1
 
+    /// Nice levels the reader's and the decider's threads lower themselves by
+    /// (``Posix/lowerCurrentThreadPriority(by:)``).
+    ///
+    /// Why: the thread that writes and commits is the batch's longest (perf: about 3.75 s of CPU
+    /// in a million-row batch, the decider 2.5, the reader 0.75), and on two cores the three share
+    /// the CPU evenly whenever all are ready, taking a third of a core from the writer. Lowered by
+    /// 5, they run when the writer waits or on the other core. In-process time, medians of 7
+    /// alternating runs, three times: 3.59 against 3.70 s, 3.81 against 3.86, 3.63 against 3.72.
+    static let niceSteps: Int32 = 5
+
     private let state = Mutex(State())
     private let itemsReady = DispatchSemaphore(value: 0)
     /// Created at 0 and signalled ``depth`` times: libdispatch traps when a semaphore is freed with
@@ -94,6 +105,7 @@ final class BatchChunkReader: Sendable {
         self.source = source
         let thread = Thread { [self] in
             defer { done.signal() }
+            Posix.lowerCurrentThreadPriority(by: BatchChunkReader.niceSteps)
             var finished = false
             while !finished {
                 slotsFree.wait()
@@ -122,6 +134,7 @@ final class BatchChunkReader: Sendable {
     ) {
         let thread = Thread { [self] in
             defer { done.signal() }
+            Posix.lowerCurrentThreadPriority(by: BatchChunkReader.niceSteps)
             let reader: CSVReader
             do {
                 reader = try CSVReader(path: path, offset: offset, line: line)
