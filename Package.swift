@@ -445,7 +445,10 @@ let package = Package(
         ),
         .testTarget(
             name: "nbgwTests",
-            dependencies: ["nbgw", "Discovery", "Registry", "DeviceIdentity", "TestCertificates", "QRImage", "Labels"]
+            dependencies: [
+                "nbgw", "Discovery", "Registry", "DeviceIdentity", "TestCertificates", "QRImage", "Labels",
+                "Provisioning",
+            ]
         ),
     ]
 )

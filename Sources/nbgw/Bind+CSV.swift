@@ -83,15 +83,27 @@ extension Bind {
     }
 
     static func printSummary(_ summary: BatchSummary) {
+        for line in summaryLines(summary) { Output.line(line) }
+    }
+
+    /// The summary an operator reads (`--json` prints the same facts as JSON).
+    static func summaryLines(_ summary: BatchSummary) -> [String] {
         let mode = summary.dryRun ? " (dry run: nothing written to the store)" : ""
-        Output.line(
+        var lines = [
             "rows: \(summary.rows)  bound: \(summary.bound)  unchanged: \(summary.unchanged)  failed: \(summary.failed)\(mode)"
-        )
+        ]
         for (code, count) in summary.failuresByCode.sorted(by: { $0.key < $1.key }) {
-            Output.line("  \(code): \(count)")
+            lines.append("  \(code): \(count)")
         }
-        if let line = summary.resumedFromLine { Output.line("resumed at line \(line)") }
-        Output.line(
+        if let line = summary.resumedFromLine { lines.append("resumed at line \(line)") }
+        if summary.chunksRedecided > 0 {
+            let chunks = summary.chunksRedecided == 1 ? "1 chunk was" : "\(summary.chunksRedecided) chunks were"
+            lines.append(
+                "\(chunks) decided again under the store's write lock: another writer (an HTTP bind, the "
+                    + "daemon) changed a device while the batch ran; the report holds the store's final answer"
+            )
+        }
+        lines.append(
             String(
                 format: "%d rows this run in %.2f s (%.0f rows/s)",
                 summary.rowsThisRun,
@@ -99,6 +111,7 @@ extension Bind {
                 summary.rowsPerSecond
             )
         )
-        Output.line("report: \(summary.report)")
+        lines.append("report: \(summary.report)")
+        return lines
     }
 }

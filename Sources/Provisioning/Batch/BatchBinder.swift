@@ -115,25 +115,23 @@ public struct BatchBinder: Sendable {
                 }
             }
             let seconds = (ContinuousClock.now - started).seconds
-            return BatchSummary(
-                jobId: request.dryRun ? nil : run.job.id,
-                input: request.inputPath,
-                report: run.job.reportPath,
-                dryRun: request.dryRun,
-                rows: run.job.rowsDone,
-                bound: run.job.bound,
-                unchanged: run.job.unchanged,
-                failed: run.job.failed,
-                failuresByCode: run.job.failuresByCode,
-                rowsThisRun: run.rowsThisRun,
-                seconds: seconds,
-                rowsPerSecond: seconds > 0 ? Double(run.rowsThisRun) / seconds : 0,
-                resumedFromLine: resumedFrom,
-                stopped: run.stopped,
-                stoppedAtLine: run.stopped ? run.job.nextLine : nil,
-                ignoredColumns: columns.ignored,
-                chunksRedecided: run.chunksRedecided
-            )
+            var summary = BatchSummary(input: request.inputPath, report: run.job.reportPath)
+            summary.jobId = request.dryRun ? nil : run.job.id
+            summary.dryRun = request.dryRun
+            summary.rows = run.job.rowsDone
+            summary.bound = run.job.bound
+            summary.unchanged = run.job.unchanged
+            summary.failed = run.job.failed
+            summary.failuresByCode = run.job.failuresByCode
+            summary.rowsThisRun = run.rowsThisRun
+            summary.seconds = seconds
+            summary.rowsPerSecond = seconds > 0 ? Double(run.rowsThisRun) / seconds : 0
+            summary.resumedFromLine = resumedFrom
+            summary.stopped = run.stopped
+            summary.stoppedAtLine = run.stopped ? run.job.nextLine : nil
+            summary.ignoredColumns = columns.ignored
+            summary.chunksRedecided = run.chunksRedecided
+            return summary
         }
     }
 

@@ -25,4 +25,22 @@ public struct BatchSummary: Sendable, Encodable, Equatable {
     /// daemon) changed a device between the chunk's snapshot and its write; 0 when nothing else
     /// wrote. Their rows' outcomes are the store's final answer either way.
     public var chunksRedecided: Int = 0
+
+    /// A summary of `input`'s batch, its report at `report`; every count and time starts at zero
+    /// (what ``BatchBinder/run(_:progress:shouldStop:)`` fills in, or a front end's own test does).
+    public init(input: String, report: String) {
+        self.input = input
+        self.report = report
+        dryRun = false
+        rows = 0
+        bound = 0
+        unchanged = 0
+        failed = 0
+        failuresByCode = [:]
+        rowsThisRun = 0
+        seconds = 0
+        rowsPerSecond = 0
+        stopped = false
+        ignoredColumns = []
+    }
 }
