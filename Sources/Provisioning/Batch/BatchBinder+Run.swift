@@ -69,7 +69,7 @@ extension BatchBinder {
             progress: (BatchProgress) -> Void,
             shouldStop: () -> Bool
         ) throws {
-            let decider = session.decider!
+            let decider = session.decider
             decider.forgetWriting()
             let stage = Stage(job: job, report: report, columns: columns, decider: decider, operator: `operator`)
             let reader = BatchChunkReader(

@@ -101,8 +101,13 @@ public final class BatchSession {
     private var jobID: Int64 = 0
     /// The batch's checkpoints, off its commits (``BatchCheckpoints``); nil for a dry run.
     var checkpoints: BatchCheckpoints?
-    /// The job's decider, made by ``openJob(_:restart:)``.
-    public private(set) var decider: BatchDecider!
+    private var openedDecider: BatchDecider?
+    /// The job's decider, made by ``openJob(_:restart:)``; asking before the job is open is a
+    /// programming error.
+    public var decider: BatchDecider {
+        guard let openedDecider else { preconditionFailure("BatchSession.decider asked for before openJob") }
+        return openedDecider
+    }
 
     init(db: Database, registry: Registry, dryRun: Bool, queueForCloud: Bool) throws {
         self.db = db
@@ -183,7 +188,7 @@ public final class BatchSession {
                 row["input_size"] as Int64 == input.size && row["input_mtime_ns"] as Int64 == input.mtimeNanoseconds
             if sameFile && !restart {
                 jobID = row["id"]
-                decider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
+                openedDecider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
                 if ownTransaction { try commit() }
                 return BatchSession.job(row, resumed: true)
             }
@@ -213,7 +218,7 @@ public final class BatchSession {
             ]
         )
         jobID = db.lastInsertedRowID
-        decider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
+        openedDecider = BatchDecider(registry: registry, jobID: jobID, queueForCloud: queueForCloud)
         let row = try Row.fetchOne(db, sql: "SELECT * FROM batch_job WHERE id = ?", arguments: [jobID])!
         if ownTransaction { try commit() }
         return BatchSession.job(row, resumed: false)
