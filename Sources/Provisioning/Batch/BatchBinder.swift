@@ -167,14 +167,6 @@ public struct BatchBinder: Sendable {
             self.error = error
             self.deviceID = deviceID
         }
-
-        init(_ outcome: BatchRowOutcome) {
-            switch outcome {
-            case .bound(let deviceID): self.init(status: "bound", deviceID: deviceID)
-            case .unchanged(let deviceID): self.init(status: "unchanged", deviceID: deviceID)
-            case .refused(let error, let deviceID): self.init(status: "failed", error: error, deviceID: deviceID)
-            }
-        }
     }
 
     /// A record made ready for the store, or refused before it (a malformed line, an empty field,
