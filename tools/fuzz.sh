@@ -6,7 +6,8 @@
 #   tools/fuzz.sh --build                                  build only
 #   tools/fuzz.sh --list                                   the targets
 #
-# Builds once into .build-fuzz/ (release, libFuzzer instrumentation and AddressSanitizer). Each run
+# Builds into .build-fuzz/ (release, libFuzzer instrumentation and AddressSanitizer) when a source is
+# newer than the binary (`stale`). Each run
 # starts from the committed seeds and regression inputs (Fuzz/Corpus/TARGET; Fuzz/Corpus/fuzz-at for
 # the three AT targets) plus what earlier runs found (.build-fuzz/corpus/TARGET, kept between
 # runs), with the target's dictionary. A crash,
@@ -76,11 +77,21 @@ build() {
     done
 }
 
+# True when $1 is missing or older than a Swift source the fuzz package compiles (symlinks followed:
+# the main package's files) or its manifest. Why: a run used to build only when the binary was
+# missing, and a 10-million-execution run of fuzz-csv after a change to CSVReader fuzzed the
+# binary from before the change.
+stale() {
+    [ ! -x "$1" ] && return 0
+    [ -n "$(find -L Fuzz/Sources Fuzz/Support Fuzz/Targets -name '*.swift' -newer "$1" -print -quit)" ] \
+        || [ Fuzz/Package.swift -nt "$1" ]
+}
+
 run() {
     local target=$1 seconds=$2
     shift 2
     local binary="$scratch/release/$target"
-    [ -x "$binary" ] || build
+    if stale "$binary"; then build; fi
     local corpus="$scratch/corpus/$target" artifacts="$scratch/artifacts/$target"
     mkdir -p "$corpus" "$artifacts"
     local dict="$scratch/dictionaries/$target.dict"
