@@ -6,6 +6,7 @@
 // Unix socket for its control socket. Part of libc: nothing to link.
 #if defined(__linux__)
 #include <malloc.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -21,6 +22,9 @@ extern int pidfd_open(pid_t pid, unsigned int flags);
 extern int pipe2(int fds[2], int flags);
 // <sys/socket.h> declares accept4 only under _GNU_SOURCE (PosixSupport's acceptConnection).
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+// <pthread.h> declares pthread_setname_np only under _GNU_SOURCE (PosixSupport's work queues
+// name their threads for `top -H`).
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 /// struct ucred of unix(7), which glibc declares only under _GNU_SOURCE (see above): the kernel's
 /// layout, pid then uid then gid.
