@@ -8,8 +8,16 @@ public struct ConsoleConfiguration: Sendable {
     /// itself; whoever builds the labels plugs a provider in here and the module page shows them.
     public typealias LabelLinks = (image: String?, pdf: String?)
 
-    /// Cookies carry `Secure` (always true when the server speaks HTTPS; also behind a TLS proxy).
+    /// Cookies carry `Secure` and the `__Host-` prefix (always true when the server speaks HTTPS,
+    /// when ``publicOrigin`` is `https`, and on a non-loopback listener: behind a TLS proxy).
     public var secureCookies: Bool
+    /// The scheme the listener itself speaks (`http` or `https`): the expected `Origin` of a change
+    /// when ``publicOrigin`` is not set.
+    public var scheme: String
+    /// The origin people's browsers reach the console at (`https://gw.example:8443`), when it is
+    /// not the listener's own: a TLS-terminating proxy in front. A change whose `Origin` is not
+    /// exactly this (scheme, host and port) is refused.
+    public var publicOrigin: String?
     /// The daemon's control socket for modem actions; nil hides the actions.
     public var controlSocket: String?
     /// Where uploaded CSV files and their reports go (created 0700).
@@ -25,6 +33,8 @@ public struct ConsoleConfiguration: Sendable {
 
     public init(
         secureCookies: Bool,
+        scheme: String = "http",
+        publicOrigin: String? = nil,
         controlSocket: String? = nil,
         batchDirectory: String,
         maxCSVBytes: Int = 64 * 1024 * 1024,
@@ -33,12 +43,24 @@ public struct ConsoleConfiguration: Sendable {
         labels: @escaping @Sendable (DeviceRecord) -> LabelLinks? = { _ in nil }
     ) {
         self.secureCookies = secureCookies
+        self.scheme = scheme
+        self.publicOrigin = publicOrigin.map(ConsoleConfiguration.normalizedOrigin)
         self.controlSocket = controlSocket
         self.batchDirectory = batchDirectory
         self.maxCSVBytes = maxCSVBytes
         self.pageSize = pageSize
         self.bindTimeout = bindTimeout
         self.labels = labels
+    }
+
+    /// `scheme://host[:port]` in lower case, without a default port (`HTTPS://GW:443` →
+    /// `https://gw`) and without a trailing slash: how browsers write `Origin`.
+    public static func normalizedOrigin(_ origin: String) -> String {
+        var text = origin.lowercased()
+        while text.hasSuffix("/") { text.removeLast() }
+        if text.hasPrefix("https://"), text.hasSuffix(":443") { text.removeLast(4) }
+        if text.hasPrefix("http://"), text.hasSuffix(":80") { text.removeLast(3) }
+        return text
     }
 
     /// The default place for uploads: `console-batches/` beside the store.

@@ -23,17 +23,18 @@ public enum ConsoleService {
         registry: Registry,
         cloud: any CloudService,
         cloudWait: Duration = BindingService.defaultCloudWait,
-        sessions: ConsoleSessions = ConsoleSessions(now: IngestConfiguration.uptime),
+        sessions: ConsoleSessions? = nil,
         signIn: ConsoleSignIn? = nil,
         logger: Logger
     ) -> Parts {
+        let sessions = sessions ?? ConsoleSessions(registry: registry, logger: logger)
         let batches = ConsoleBatches(directory: configuration.batchDirectory, registry: registry, cloud: cloud)
         let handlers = ConsoleHandlers(
             registry: registry,
             cloud: cloud,
             service: BindingService(cloud: cloud, registry: registry, cloudWait: cloudWait, logger: logger),
             sessions: sessions,
-            signIn: signIn ?? ConsoleSignIn(registry: registry),
+            signIn: signIn ?? ConsoleSignIn(registry: registry, logger: logger),
             templates: ConsoleTemplates(),
             configuration: configuration,
             batches: batches,
@@ -91,12 +92,14 @@ public enum ConsoleService {
             console: router(parts.handlers).buildResponder(),
             templates: parts.handlers.templates,
             secure: parts.handlers.configuration.secureCookies,
+            trustedProxies: configuration.trustedProxies,
             logger: logger
         )
     }
 
     /// The ingest API and the console on one listener (nbgwd, `nbgw ingest serve`). Cookies are
-    /// `Secure` whenever the server speaks HTTPS or is reached through a TLS proxy (not loopback).
+    /// `Secure` (and `__Host-`) whenever the server speaks HTTPS or is reached through a TLS proxy
+    /// (a non-loopback listener, or an `https` public origin).
     public static func buildApplication(
         ingest configuration: IngestConfiguration,
         controlSocket: String?,
@@ -106,7 +109,10 @@ public enum ConsoleService {
         onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
         let console = ConsoleConfiguration(
-            secureCookies: configuration.tls != nil || !configuration.isLoopback,
+            secureCookies: configuration.tls != nil || !configuration.isLoopback
+                || configuration.publicOrigin?.lowercased().hasPrefix("https://") == true,
+            scheme: configuration.scheme,
+            publicOrigin: configuration.publicOrigin,
             controlSocket: controlSocket,
             batchDirectory: ConsoleConfiguration.defaultBatchDirectory(storePath: registry.path),
             bindTimeout: configuration.bindTimeout
