@@ -93,6 +93,35 @@ final class IngestFixture: Sendable {
         return try await app.test(.live) { client in try await body(client) }
     }
 
+    /// Runs `body` with the port of the real application, started as `nbgwd` starts it (not through
+    /// HummingbirdTesting, whose live mode rebuilds the application's configuration without its
+    /// connection cap, as of Hummingbird 2.28.1).
+    func withRunningApplication<T: Sendable>(
+        _ configuration: IngestConfiguration,
+        _ body: @Sendable (Int) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: "ingest-tests")
+        logger.logLevel = .warning
+        let (ports, sink) = AsyncStream.makeStream(of: Int.self)
+        let app = try IngestService.buildApplication(
+            configuration: configuration,
+            registry: registry,
+            cloud: cloud,
+            logger: logger
+        ) { _, port in sink.yield(port) }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await app.runService()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let value = try await body(port)
+            group.cancelAll()
+            return value
+        }
+    }
+
     func headers(key: String? = nil) -> HTTPFields {
         [.authorization: "Bearer \(key ?? self.key)", .contentType: "application/json"]
     }
