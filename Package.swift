@@ -70,6 +70,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Already resolved for AsyncHTTPClient; declared because Ingest checks TLS keys with it.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Already resolved for Hummingbird; declared because the ingest listener guards its
+        // connections with a channel handler of its own (NIOCore, the HTTP parts of NIOHTTPTypes).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -218,7 +222,11 @@ let package = Package(
                 "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -289,6 +297,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control",
                 "Gateway",
+                // Key derivations and camera frames run on threads of their own (BoundedWorkQueue).
+                "PosixSupport",
                 // Camera frames decoded by zbar, as `--image` is.
                 "QRImage",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -404,14 +414,21 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The connection guard on an embedded channel, its time moved by hand.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks",
+                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks", "PosixSupport",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
+                // The store read raw: what sessions leave in it, and a change made by hand.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

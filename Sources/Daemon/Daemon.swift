@@ -8,6 +8,7 @@ import Gateway
 import Ingest
 import Logging
 import NBGWCore
+import PosixSupport
 import Prometheus
 import Provisioning
 import Registry
@@ -74,6 +75,11 @@ public struct Daemon: Sendable {
         self.overrides = overrides
     }
 
+    /// The soft descriptor limit the daemon raises itself to (within the hard limit): the unit's
+    /// `LimitNOFILE=`. Why 4,096: 128 modules take about 3 descriptors each, the store a few, the
+    /// listeners at most 512 + 64 + 68; four thousand leaves the reserve large.
+    static let descriptorTarget = 4096
+
     /// Runs until SIGTERM/SIGINT (or a failure) and says how it ended.
     public func run() async -> DaemonOutcome {
         let started = ContinuousClock.now
@@ -89,6 +95,20 @@ public struct Daemon: Sendable {
         // The TLS files first: a wrong certificate or key stops the start before anything is opened.
         var ingest = configuration.ingest.ingestConfiguration
         ingest.cloudWait = configuration.cloud.syncWait
+        // Half the descriptors at most for the listener's clients; the rest is the daemon's reserve
+        // (store, serial ports, udev, control socket, metrics, systemd's socket), whatever arrives.
+        let descriptors = Posix.raiseDescriptorLimit(toAtMost: Self.descriptorTarget)
+        ingest.connectionLimits = ingest.connectionLimits.capped(toDescriptorLimit: descriptors.soft)
+        if configuration.ingest.enabled, ingest.connectionLimits.maxConnections < configuration.ingest.maxConnections {
+            logger.warning(
+                "ingest max_connections lowered to half the descriptor limit",
+                metadata: [
+                    "configured": "\(configuration.ingest.maxConnections)",
+                    "effective": "\(ingest.connectionLimits.maxConnections)", "RLIMIT_NOFILE": "\(descriptors.soft)",
+                    "fix": "raise LimitNOFILE= (the unit sets 4096)",
+                ]
+            )
+        }
         if configuration.ingest.enabled {
             do {
                 ingest.tls = try configuration.ingest.loadTLS()

@@ -128,6 +128,13 @@ extension DaemonConfiguration {
         lines.append("insecure_expose = \(ingest.insecureExpose)")
         if let certificate = ingest.tlsCertificate { lines.append("tls_certificate = \(quoted(certificate))") }
         if let key = ingest.tlsKey { lines.append("tls_key = \(quoted(key))") }
+        lines.append("max_connections = \(ingest.maxConnections)")
+        lines.append("max_connections_per_client = \(ingest.maxConnectionsPerClient)")
+        lines.append("idle_timeout = \(seconds(ingest.idleTimeout))")
+        if let origin = ingest.publicOrigin { lines.append("public_origin = \(quoted(origin))") }
+        if !ingest.trustedProxies.isEmpty {
+            lines.append("trusted_proxies = [\(ingest.trustedProxies.map(quoted).joined(separator: ", "))]")
+        }
         lines.append("")
         lines.append("[shutdown]")
         lines.append("grace_period = \(seconds(shutdown.gracePeriod))")

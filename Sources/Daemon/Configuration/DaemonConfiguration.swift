@@ -198,6 +198,18 @@ extension DaemonConfiguration {
         public var tlsCertificate: String?
         /// The certificate's private key (PEM, unencrypted, absolute path, not readable by other users).
         public var tlsKey: String?
+        /// `max_connections`: connections open at once on the listener (docs/operations.md, "Hostile
+        /// load"); the daemon lowers it to half its descriptor limit at start.
+        public var maxConnections = 512
+        /// `max_connections_per_client`: connections one client address may hold.
+        public var maxConnectionsPerClient = 64
+        /// `idle_timeout`: a connection without a request in flight (or whose head does not arrive)
+        /// closes after this.
+        public var idleTimeout: Duration = .seconds(20)
+        /// `public_origin`: the origin browsers use when a TLS proxy is in front (docs/console.md).
+        public var publicOrigin: String?
+        /// `trusted_proxies`: addresses whose `X-Forwarded-For` is believed.
+        public var trustedProxies: [String] = []
 
         public init(
             enabled: Bool = false,
