@@ -414,6 +414,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The store written by hand, as a member of the operators' group could.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 // The connection guard on an embedded channel, its time moved by hand.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

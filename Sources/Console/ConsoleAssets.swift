@@ -224,7 +224,7 @@ enum ConsoleAssets {
               var f = fields({ width: w, height: h });
               post("/bind/frame?" + f.toString(), gray, "application/octet-stream")
                 .then(function (r) {
-                  if (!r.found) { text(cstatus, "Looking for a code…"); return; }
+                  if (!r.found) { text(cstatus, r.busy ? "The gateway is busy; trying the next frame…" : "Looking for a code…"); return; }
                   var now = Date.now();
                   if (r.qr === lastCode && now - lastAt < 4000) return;
                   lastCode = r.qr; lastAt = now;

@@ -5,6 +5,7 @@ import Hummingbird
 import Ingest
 import Logging
 import NBGWCore
+import PosixSupport
 import Provisioning
 import Registry
 
@@ -26,6 +27,8 @@ struct ConsoleHandlers: Sendable {
     let templates: ConsoleTemplates
     let configuration: ConsoleConfiguration
     let batches: ConsoleBatches
+    /// Where camera frames are decoded (zbar): never on the cooperative pool.
+    let frames: BoundedWorkQueue
     let logger: Logger
 
     // MARK: Sessions and roles

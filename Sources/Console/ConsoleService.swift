@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Ingest
 import Logging
+import PosixSupport
 import Provisioning
 import Registry
 
@@ -38,6 +39,10 @@ public enum ConsoleService {
             templates: ConsoleTemplates(),
             configuration: configuration,
             batches: batches,
+            // Why one thread and one waiting: zbar reads a 640-pixel frame in tens of milliseconds
+            // and a phone sends one frame at a time every 400 ms; beyond that, frames are dropped
+            // (429) rather than queued behind each other.
+            frames: BoundedWorkQueue(name: "nbgwd-frames", threads: 1, capacity: 1),
             logger: logger
         )
         return Parts(sessions: sessions, batches: batches, handlers: handlers)

@@ -31,6 +31,12 @@ public final class BoundedWorkQueue: @unchecked Sendable {
         /// True when the queue was stopped.
         public let stopped: Bool
 
+        public init(running: Int, waiting: Int, stopped: Bool) {
+            self.running = running
+            self.waiting = waiting
+            self.stopped = stopped
+        }
+
         public var description: String {
             stopped ? "the work queue is stopped" : "\(running) running and \(waiting) waiting: the queue is full"
         }
