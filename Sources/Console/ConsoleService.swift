@@ -42,7 +42,7 @@ public enum ConsoleService {
             // Why one thread and one waiting: zbar reads a 640-pixel frame in tens of milliseconds
             // and a phone sends one frame at a time every 400 ms; beyond that, frames are dropped
             // (429) rather than queued behind each other.
-            frames: BoundedWorkQueue(name: "nbgwd-frames", threads: 1, capacity: 1),
+            frames: BoundedWorkQueue(name: "nbgwd-frames", threads: 1, capacity: 1, niceSteps: 5),
             logger: logger
         )
         return Parts(sessions: sessions, batches: batches, handlers: handlers)

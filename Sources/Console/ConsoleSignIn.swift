@@ -45,6 +45,10 @@ public struct ConsoleSignIn: Sendable {
     public let kdf: BoundedWorkQueue
     /// Attempts per client address, before anything else.
     public let perAddress: TokenBucketRateLimiter
+    /// Where a locked attempt's trail row is written (no derivation: a queue of its own, so locked
+    /// attempts never wait behind derivations, nor take their place). Why 16 waiting: locked
+    /// attempts are already bounded per address; beyond that the row is skipped and logged.
+    let trail = BoundedWorkQueue(name: "nbgwd-signin", threads: 1, capacity: 16)
     /// How long refused sign-ins stay in the console's trail. Why 30 days: long enough to look
     /// back on a month's attack in the console's trail (the journal keeps its own copy); short
     /// enough that a sustained spray cannot grow the store without bound.
@@ -88,7 +92,10 @@ public struct ConsoleSignIn: Sendable {
     ///     two-core gateway the other core stays with the daemon whatever arrives; a derivation
     ///     takes 0.2-0.6 s in a release build (docs/console.md, "Passwords"), so a shift signing in
     ///     at once waits a second or two. Why four: a fifth would wait over two seconds; better a 429
-    ///     with `Retry-After` the page shows.
+    ///     with `Retry-After` the page shows. Why 10 nice levels below the daemon: a storm of
+    ///     sign-ins keeps that thread busy, and the supervisors and binds must still get the CPU first
+    ///     (measured by tools/soak/soak.py: binds at p50 2 s behind a busy derivation thread at the
+    ///     daemon's own priority on two cores, debug build).
     ///   - perAddress: by default 10 attempts at once per address, then one every 6 s (10 a minute):
     ///     a person mistyping never meets it; one machine guessing gets 10 derivations a minute.
     public init(
@@ -97,7 +104,7 @@ public struct ConsoleSignIn: Sendable {
         lockAfter: Int = 5,
         lockFor: Duration = .seconds(15 * 60),
         clock: any WallClock = SystemWallClock(),
-        kdf: BoundedWorkQueue = BoundedWorkQueue(name: "nbgwd-kdf", threads: 1, capacity: 4),
+        kdf: BoundedWorkQueue = BoundedWorkQueue(name: "nbgwd-kdf", threads: 1, capacity: 4, niceSteps: 10),
         perAddress: TokenBucketRateLimiter = TokenBucketRateLimiter(
             requestsPerSecond: 1.0 / 6,
             burst: 10,
@@ -129,6 +136,11 @@ public struct ConsoleSignIn: Sendable {
     }
 
     /// One sign-in attempt from `clientAddress`.
+    ///
+    /// What runs on the caller's task reads only (the buckets, the lock, the operator's row: WAL
+    /// reads never wait for a writer); the derivation and every write the attempt makes (its
+    /// counts, its trail) run on ``kdf``'s thread, so a store held by a long batch can slow
+    /// sign-ins down but never holds a cooperative thread.
     public func attempt(name: String, password: String, clientAddress: String) async throws(NBGWError) -> Outcome {
         let who = name.isEmpty ? "(empty)" : String(name.prefix(64))
         let client = Self.client(of: clientAddress)
@@ -140,20 +152,34 @@ public struct ConsoleSignIn: Sendable {
             return .throttled(retryAfter: wait)
         }
         if let until = try registry.console.signInLock(name: who, client: client) {
-            try refused("signin_locked", who, clientAddress, ErrorCode.rateLimited, "locked until \(Self.stamp(until))")
+            // No derivation. The trail's row is written off the pool when there is room, and
+            // skipped (logged) when there is none.
+            let detail = "locked until \(Self.stamp(until))"
+            do {
+                _ = try await trail.run { [self] in
+                    Result { () throws(NBGWError) in
+                        try refused("signin_locked", who, clientAddress, ErrorCode.rateLimited, detail)
+                    }
+                }.get()
+            } catch let error as NBGWError {
+                throw error
+            } catch {
+                logger.notice(
+                    "console sign-in refused (locked); not in the trail: too many at once",
+                    metadata: ["operator": "\(who.escapedForDisplay())", "client": "\(clientAddress)"]
+                )
+            }
             return .locked(until: until)
         }
         let found =
             password.utf8.count <= ConsolePasswordHasher.maximumLength
             ? try registry.console.findOperator(named: name) : nil
-        let verified: Bool
+        let outcome: Result<Outcome, NBGWError>
         do {
-            verified = try await kdf.run { [hasher, decoy] in
-                guard let found else {
-                    _ = hasher.verify(password, against: decoy.hash(hasher))
-                    return false
+            outcome = try await kdf.run { [self] in
+                Result { () throws(NBGWError) in
+                    try check(password, of: found, who: who, client: client, clientAddress: clientAddress)
                 }
-                return hasher.verify(password, against: found.passwordHash)
             }
         } catch {
             logger.notice(
@@ -161,6 +187,24 @@ public struct ConsoleSignIn: Sendable {
                 metadata: ["operator": "\(who.escapedForDisplay())", "client": "\(client)", "queue": "\(error)"]
             )
             return .throttled(retryAfter: .seconds(2))
+        }
+        return try outcome.get()
+    }
+
+    /// The derivation and its consequences, on ``kdf``'s thread.
+    private func check(
+        _ password: String,
+        of found: ConsoleOperator?,
+        who: String,
+        client: String,
+        clientAddress: String
+    ) throws(NBGWError) -> Outcome {
+        let verified: Bool
+        if let found {
+            verified = hasher.verify(password, against: found.passwordHash)
+        } else {
+            _ = hasher.verify(password, against: decoy.hash(hasher))
+            verified = false
         }
         guard let found, verified else {
             let failure = try registry.console.recordSignInFailure(

@@ -48,6 +48,8 @@ public final class BoundedWorkQueue: @unchecked Sendable {
     public let threads: Int
     /// Jobs that may wait for a thread; one more is refused.
     public let capacity: Int
+    /// Nice levels the queue's threads drop by: their work yields the CPU to the rest of the process.
+    public let niceSteps: Int32
 
     // State, guarded by `mutex`: what waits, what runs, whether the queue stops.
     private var waiting: [@Sendable () -> Void] = []
@@ -62,10 +64,13 @@ public final class BoundedWorkQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - threads: how many jobs run at once (at least 1).
     ///   - capacity: how many more may wait (0: only as many as there are threads, none waiting).
-    public init(name: String, threads: Int, capacity: Int) {
+    ///   - niceSteps: how far below the process the threads run (``Posix/lowerCurrentThreadPriority(by:)``);
+    ///     0 keeps the process's priority.
+    public init(name: String, threads: Int, capacity: Int, niceSteps: Int32 = 0) {
         self.name = name
         self.threads = max(1, threads)
         self.capacity = max(0, capacity)
+        self.niceSteps = max(0, niceSteps)
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -168,6 +173,7 @@ public final class BoundedWorkQueue: @unchecked Sendable {
         // The kernel keeps 15 bytes of a thread's name.
         _ = pthread_setname_np(pthread_self(), String(name.utf8.prefix(15))!)
         #endif
+        if niceSteps > 0 { Posix.lowerCurrentThreadPriority(by: niceSteps) }
         while let job = next() {
             job()
             locked {

@@ -78,7 +78,9 @@ struct IngestListenerLimitsTests {
         #expect(served?.hasPrefix("HTTP/1.1 200") == true)
     }
 
-    @Test("past the listener's cap nothing more is accepted until a connection closes; then the next is served")
+    @Test(
+        "past the listener's cap, with every connection in the middle of a request, nothing more is accepted until one closes"
+    )
     func listenerCap() async throws {
         let fixture = try await IngestFixture(devices: 0)
         let configuration = configuration(fixture) {
@@ -86,20 +88,51 @@ struct IngestListenerLimitsTests {
             $0.idleTimeout = .seconds(60)
         }
         let (whileFull, afterwards) = try await fixture.withRunningApplication(configuration) { port in
+            // Each sends a bind's head and holds its body back: a request in flight, never closed
+            // to make room.
             var held = try (0..<24).map { index in
-                try RawConnection(port: port, source: "127.0.1.\(index + 1)")
+                let connection = try RawConnection(port: port, source: "127.0.1.\(index + 1)")
+                connection.send(
+                    "POST /v1/bindings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(fixture.key)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                )
+                return connection
             }
-            try await Task.sleep(for: .milliseconds(300))
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(configuration.connectionCount.open <= 16 + 4, "NIO accepts at most 4 at a time past the check")
             let waiting = try RawConnection(port: port, source: "127.0.2.1")
             waiting.send(noop(fixture))
             let whileFull = await waiting.readUntilClosed(timeout: .seconds(2))
-            #expect(configuration.connectionCount.open <= 16 + 4, "NIO accepts at most 4 at a time past the check")
             held.removeAll()
             let afterwards = await waiting.readUntilClosed(timeout: .seconds(10))
             return (whileFull, afterwards)
         }
         #expect(whileFull == nil)
         #expect(afterwards?.hasPrefix("HTTP/1.1 200") == true)
+    }
+
+    @Test("idle connections from a hundred addresses filling the listener do not keep a request from being served")
+    func idleFloodFromManyAddresses() async throws {
+        let fixture = try await IngestFixture(devices: 0)
+        let configuration = configuration(fixture) {
+            $0.maxConnections = 32
+            $0.idleTimeout = .seconds(60)
+        }
+        let answers = try await fixture.withRunningApplication(configuration) { port in
+            // Far more than the listener holds, from addresses under the per-client cap.
+            var held = try (0..<96).map { index in try RawConnection(port: port, source: "127.0.3.\(index + 1)") }
+            try await Task.sleep(for: .milliseconds(300))
+            var answers: [String?] = []
+            for index in 0..<3 {
+                let client = try RawConnection(port: port, source: "127.0.4.\(index + 1)")
+                client.send(noop(fixture))
+                answers.append(await client.readUntilClosed(timeout: .seconds(5)))
+                held.append(try RawConnection(port: port, source: "127.0.5.\(index + 1)"))
+            }
+            withExtendedLifetime(held) {}
+            return answers
+        }
+        #expect(answers.allSatisfy { $0?.hasPrefix("HTTP/1.1 200") == true }, "\(answers)")
     }
 
     @Test("the daemon keeps at most half its descriptor limit for the listener's clients")
@@ -118,12 +151,13 @@ struct IngestListenerLimitsTests {
 struct IngestConnectionGuardTests {
     func channel(
         _ limits: IngestConnectionLimits = IngestConnectionLimits(),
-        counter: ClientConnectionCounter = ClientConnectionCounter(limit: 64),
-        from address: String = "192.0.2.1"
+        table: ListenerConnectionTable = ListenerConnectionTable(limitPerClient: 64, evictAbove: 448),
+        from address: String = "192.0.2.1",
+        loop: EmbeddedEventLoop = EmbeddedEventLoop()
     ) throws -> EmbeddedChannel {
-        let channel = EmbeddedChannel()
+        let channel = EmbeddedChannel(loop: loop)
         try channel.pipeline.syncOperations.addHandler(
-            IngestConnectionGuard(limits: limits, counter: counter, logger: Logger(label: "test"))
+            IngestConnectionGuard(limits: limits, table: table, logger: Logger(label: "test"))
         )
         try channel.connect(to: SocketAddress(ipAddress: address, port: 40000)).wait()
         return channel
@@ -176,17 +210,38 @@ struct IngestConnectionGuardTests {
 
     @Test("connections over an address's cap close at once; closing one frees its place; proxies are not counted")
     func perClientCounting() throws {
-        let counter = ClientConnectionCounter(limit: 2, exempt: ["192.0.2.9"])
-        let first = try channel(counter: counter)
-        let second = try channel(counter: counter)
-        let third = try channel(counter: counter)
+        let table = ListenerConnectionTable(limitPerClient: 2, evictAbove: 100, exempt: ["192.0.2.9"])
+        let first = try channel(table: table)
+        let second = try channel(table: table)
+        let third = try channel(table: table)
         #expect(first.isActive && second.isActive)
         #expect(!third.isActive)
-        #expect(counter.count(of: "192.0.2.1") == 2)
+        #expect(table.count(of: "192.0.2.1") == 2)
+        #expect(table.refused == 1)
         _ = try first.finish()
-        #expect(counter.count(of: "192.0.2.1") == 1)
-        #expect(try channel(counter: counter).isActive)
-        let proxied = try (0..<5).map { _ in try channel(counter: counter, from: "192.0.2.9") }
+        #expect(table.count(of: "192.0.2.1") == 1)
+        #expect(try channel(table: table).isActive)
+        let proxied = try (0..<5).map { _ in try channel(table: table, from: "192.0.2.9") }
         #expect(proxied.allSatisfy { $0.isActive })
+    }
+
+    @Test("when the listener fills up, the longest-idle connections make room; one with a request in flight never does")
+    func idleConnectionsMakeRoom() throws {
+        let loop = EmbeddedEventLoop()
+        let table = ListenerConnectionTable(limitPerClient: 64, evictAbove: 2)
+        let oldest = try channel(table: table, from: "192.0.2.1", loop: loop)
+        loop.advanceTime(by: .seconds(1))
+        let working = try channel(table: table, from: "192.0.2.2", loop: loop)
+        try working.writeInbound(IngestConnectionGuardTests.head)
+        loop.advanceTime(by: .seconds(1))
+        let newer = try channel(table: table, from: "192.0.2.3", loop: loop)
+        #expect(!oldest.isActive, "the longest-idle connection was closed")
+        #expect(working.isActive && newer.isActive)
+        loop.advanceTime(by: .seconds(1))
+        let newest = try channel(table: table, from: "192.0.2.4", loop: loop)
+        #expect(!newer.isActive, "the next longest-idle one goes")
+        #expect(working.isActive, "a request in flight is never closed to make room")
+        #expect(newest.isActive)
+        #expect(table.evicted == 2)
     }
 }

@@ -3,9 +3,11 @@ import NIOCore
 import NIOHTTPTypes
 
 /// One per connection of the ingest and console listener, in its pipeline after HTTP decoding:
-/// refuses a client's connection past its per-client cap, closes a request body that is too slow
-/// and a response the client stops reading (``IngestConnectionLimits``). Hummingbird's own idle
-/// timeout closes connections with no request in flight, and heads that never complete.
+/// records the connection in the listener's ``ListenerConnectionTable`` (which refuses a client
+/// past its share and closes the longest-idle connections when the listener fills up), tells it
+/// when a request is in flight, closes a request body that is too slow and a response the client
+/// stops reading (``IngestConnectionLimits``). Hummingbird's own idle timeout closes connections
+/// with no request in flight, and heads that never complete.
 ///
 /// Runs on the connection's event loop only (NIO's handler contract), so its state needs no lock.
 final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -15,10 +17,11 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
     typealias OutboundOut = HTTPResponsePart
 
     private let limits: IngestConnectionLimits
-    private let counter: ClientConnectionCounter
+    private let table: ListenerConnectionTable
     private let logger: Logger
-    /// The client's address once counted (released when the connection closes).
+    /// The client's address once recorded (released when the connection closes).
     private var counted: String?
+    private var channel: (any Channel)?
     private var started = false
     /// The body being read: when its head arrived and how many bytes came since.
     private var bodyStart: NIODeadline?
@@ -26,9 +29,9 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
     private var rateCheck: Scheduled<Void>?
     private var stallCheck: Scheduled<Void>?
 
-    init(limits: IngestConnectionLimits, counter: ClientConnectionCounter, logger: Logger) {
+    init(limits: IngestConnectionLimits, table: ListenerConnectionTable, logger: Logger) {
         self.limits = limits
-        self.counter = counter
+        self.table = table
         self.logger = logger
     }
 
@@ -55,6 +58,7 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
         case .head:
             bodyStart = context.eventLoop.now
             bodyBytes = 0
+            table.busy(context.channel)
             scheduleRateCheck(context)
         case .body(let buffer):
             bodyBytes += buffer.readableBytes
@@ -64,6 +68,11 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
             rateCheck = nil
         }
         context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) { table.idle(context.channel, now: context.eventLoop.now) }
+        context.write(data, promise: promise)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -91,13 +100,14 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
         guard !started else { return }
         started = true
         let client = Self.address(of: context.channel)
-        guard counter.admit(client) else {
-            // Refused connections are counted (``ClientConnectionCounter/refused``) rather than each
+        guard table.admit(context.channel, client: client, now: context.eventLoop.now) else {
+            // Refused connections are counted (``ListenerConnectionTable/refused``) rather than each
             // logged: a flood would otherwise write a log line per attempt.
             context.close(promise: nil)
             return
         }
         counted = client
+        channel = context.channel
     }
 
     private func stop() {
@@ -105,9 +115,10 @@ final class IngestConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler
         rateCheck = nil
         stallCheck?.cancel()
         stallCheck = nil
-        if let client = counted {
+        if let channel {
+            self.channel = nil
             counted = nil
-            counter.release(client)
+            table.release(channel)
         }
     }
 

@@ -21,6 +21,14 @@ public struct IngestConnectionLimits: Sendable, Equatable {
     /// closes the connection. Why 1 KiB/s: a phone on a weak cell uploads a 64 MiB CSV in about
     /// 18 hours at that rate, so no person is cut off; a client sending nothing is cut 30 s in.
     public var minBodyBytesPerSecond: Int
+    /// Above this many connections, the longest-idle ones are closed to make room
+    /// (``ListenerConnectionTable``). Why an eighth below ``maxConnections`` (at least 4): the
+    /// listener then keeps accepting while a flood of idle connections churns, so a client with a
+    /// request is accepted within milliseconds instead of waiting behind the flood in the backlog.
+    public var evictIdleAbove: Int {
+        max(1, maxConnections - max(4, maxConnections / 8))
+    }
+
     /// How long a body may take before its rate counts.
     public var bodyGrace: Duration
     /// A response the client stops reading closes the connection after this long without progress.
