@@ -32,6 +32,7 @@ import Testing
             ("AT+CSQ+CPIN=\"1234\"", "AT+CSQ+CPIN=***"), ("AT+CPIN\"1234\"", "AT+CPIN***"),
             ("AT+cP In=\"1234\"\t", "AT+cP In=***"), ("A T+CPIN=\"1234\"", "A T+CPIN=***"),
             ("AT+CPIN=\"1234\"é", "AT+CPIN=***"), ("AT+X=1,+CPIN=\"1234\"", "AT+X=1,+CPIN=***"),
+            ("AT+CPIN\u{329}=\"1234\"", "AT+CPIN\u{329}=***"),
         ]
     )
     func unreadable(command: String, expected: String) {
