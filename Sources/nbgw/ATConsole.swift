@@ -18,9 +18,9 @@ struct ATConsole: AsyncParsableCommand {
             (AT+COPS=?, AT+CFUN=, AT+CGATT=, reboots) get their long timeouts. \
             On a modem nbgwd supervises, the commands run on the daemon's own session with the module, \
             between its commands (docs/control.md); commands that would break its view of the module \
-            (ATZ, AT&F, ATE1, AT+IPR, AT+CFUN=0, reboots…) are refused unless --force, and then the daemon \
-            probes the module afresh. Without a daemon (or on a released or unsupervised port) the port is \
-            opened directly. Exit 0 when every command succeeded, 52 when one failed or timed out, 50/51 as \
+            (ATZ, AT&F, ATE1, AT+IPR, AT+CFUN=0, reboots…), and lines it cannot read as AT commands, are \
+            refused unless --force, and then the daemon probes the module afresh. Without a daemon (or on \
+            a released or unsupervised port) the port is opened directly. Exit 0 when every command succeeded, 52 when one failed or timed out, 50/51 as \
             for `nbgw modem probe`, 53–56 for the daemon's codes (docs/cli.md). \
             A command given as - is read from stdin instead (one line for each -): give a PIN that way \
             (echo 'AT+CPIN="1234"' | nbgw at IMEI -, or < a file only you can read), since the command \
