@@ -114,6 +114,7 @@ public enum IngestService {
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: configuration.serverName,
+                backlog: limits.backlog,
                 // Past it, the listener stops accepting until a connection closes: waiting clients sit
                 // in the kernel's backlog and hold none of the daemon's descriptors.
                 availableConnectionsDelegate: ListenerConnectionBudget(
