@@ -410,6 +410,8 @@ public struct Daemon: Sendable {
             }
             return nil
         }
+        // Its id only: which key this daemon holds, for comparing with a credential's.
+        logger.info("module credentials sealed under \(registry.secretsKey)")
         do {
             let (sealed, after) = try registry.directory.sealCredentialsInClear()
             if sealed > 0 {

@@ -294,8 +294,10 @@ public struct OutboxSender: Sendable {
 
     // MARK: Settling
 
-    /// Gives the row back due at once, its attempt not counted as a failure of the cloud's, with
-    /// why in its last error (`nbgw cloud sync --check` shows it) for the daemon to send.
+    /// Gives the row back due at once (no backoff: the cloud did nothing wrong; the claim still
+    /// counts as an attempt), with why in its last error (`nbgw cloud sync --check` shows it), for
+    /// the daemon to send. Reached only past ``canSend`` (a credential a cloud that wants no secret
+    /// still reads).
     private func leaveForDaemon(_ entry: Registry.OutboxEntry, _ error: NBGWError) -> Result {
         let message = "outbox row #\(entry.id); the daemon sends it: " + credentialsUnavailable(entry.subject)
         do {
