@@ -88,7 +88,8 @@ let package = Package(
         .target(name: "DeviceIdentity"),
         // Layer 0: what every module may raise or read, and nothing about QR codes: errors, their codes
         // with exit codes and HTTP statuses, the wall clock, a bind's source and facts, the version.
-        .target(name: "NBGWCore"),
+        // CLinux: <sys/xattr.h> (SecretFileAccess reads a secret file's POSIX ACL).
+        .target(name: "NBGWCore", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         // Layer 0: QR payloads, Matter codes, label references and the seed's binding rules.
         .target(name: "Pairing", dependencies: ["DeviceIdentity", "NBGWCore"]),
         // Layer 0: the event loops' POSIX plumbing (wake pipe, fd poller, errno); the C library only.
@@ -128,6 +129,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "CSQLite", "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The modules' credentials sealed with AES-GCM under the secrets key.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -377,6 +380,8 @@ let package = Package(
             name: "RegistryTests",
             dependencies: [
                 "Registry", "NBGWCore", "DeviceIdentity", "TestClocks", .product(name: "GRDB", package: "GRDB.swift"),
+                // setxattr: a secrets key file given a POSIX ACL.
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
             ]
         ),
         .testTarget(

@@ -3,7 +3,8 @@
 // glibc headers and declarations that Swift's Glibc module leaves out: <malloc.h> (mallopt:
 // nbgwd's arena limit), <sys/epoll.h> (ATKit's serial poller), four functions of glibc for the
 // daemon's state-change hooks (pipe2, and three of 2.34 and later), accept4 for its listeners, and the peer credentials of a
-// Unix socket for its control socket. Part of libc: nothing to link.
+// Unix socket for its control socket; <sys/xattr.h> (a secret file's POSIX ACL, NBGWCore's
+// SecretFileAccess). Part of libc: nothing to link.
 #if defined(__linux__)
 #include <malloc.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 // <spawn.h> declares these only under _GNU_SOURCE, and <sys/pidfd.h> is not in the Glibc module;
 // defining _GNU_SOURCE here would change structures other modules also define (fd_set's fields)

@@ -140,9 +140,23 @@ public struct Daemon: Sendable {
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
         }
+        let secretsKey: SecretsKeyAccess
+        do {
+            secretsKey = try SecretsKeySource.resolve(
+                explicit: configuration.store.secretsKey,
+                environment: environment
+            )
+        } catch {
+            let problem = DaemonConfigurationError(file: configurationFile, key: "store.secrets_key", error.message)
+            return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+        }
         let registry: Registry
         do {
-            registry = try Registry(path: path, access: group.map { .shared(group: $0) } ?? .ownerOnly)
+            registry = try Registry(
+                path: path,
+                access: group.map { .shared(group: $0) } ?? .ownerOnly,
+                secretsKey: secretsKey
+            )
             let stale = try registry.modems.markAllAbsent()
             if stale > 0 {
                 logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
@@ -156,6 +170,10 @@ public struct Daemon: Sendable {
             cloud = try CloudCatalogue.make(configuration.cloud.selection, environment: environment, logger: logger)
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
+        }
+        if let failure = sealCredentials(registry, cloud: cloud) {
+            await cloud.shutdown()
+            return failure
         }
 
         var discovery: UdevDiscovery?
@@ -387,15 +405,65 @@ public struct Daemon: Sendable {
         return outcome
     }
 
+    /// The modules' credentials at start (docs/operations.md, "Module credentials"): with the
+    /// secrets key, those an older nbgw wrote in clear are sealed now and those sealed under
+    /// another key are named in the log; without it, a cloud that needs them (Kii) stops the start
+    /// (no module could be registered or bound), and any other only says what is left in clear.
+    func sealCredentials(_ registry: Registry, cloud: any CloudService) -> DaemonOutcome? {
+        guard registry.secretsKey.key != nil else {
+            if cloud.wantsModuleSecret {
+                let problem = DaemonConfigurationError(
+                    file: configurationFile,
+                    key: "store.secrets_key",
+                    "cloud mode \(configuration.cloud.mode) keeps each module's password and token sealed under the "
+                        + "store's secrets key, and nbgwd has none (\(registry.secretsKey)): run it from the packaged "
+                        + "unit (LoadCredential=\(SecretsKeySource.credentialName):\(SecretsKeySource.packagedPath)), "
+                        + "or set [store] secrets_key to a key file only nbgwd's user can read"
+                )
+                return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+            }
+            if let sealing = try? registry.directory.credentialSealing(), sealing.inClear > 0 {
+                logger.warning(
+                    "module credentials stored in clear: give nbgwd the secrets key to seal them (docs/operations.md)",
+                    metadata: ["values": "\(sealing.inClear)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+            return nil
+        }
+        // Its id only: which key this daemon holds, for comparing with a credential's.
+        logger.info("module credentials sealed under \(registry.secretsKey)")
+        do {
+            let (sealed, after) = try registry.directory.sealCredentialsInClear()
+            if sealed > 0 {
+                logger.notice(
+                    "sealed the module credentials an older nbgw stored in clear",
+                    metadata: ["values": "\(sealed)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+            for (imei, id) in after.underOtherKeys.sorted(by: { $0.key < $1.key }) {
+                logger.error(
+                    "module credential sealed under another secrets key: no cloud work for it until nbgwd has that key",
+                    metadata: ["imei": "\(imei)", "sealed_under": "\(id)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+        } catch {
+            logger.error(
+                "cannot seal the module credentials stored in clear: \(error.message)",
+                metadata: ["code": "\(error.code.rawValue)"]
+            )
+        }
+        return nil
+    }
+
     /// Where the control socket listens, or nil when it is off (or its default directory does not
-    /// exist: a daemon run by hand without the unit's `RuntimeDirectory=`, said in the log).
+    /// exist: a daemon run by hand where the package's tmpfiles.d did not make it, said in the log).
     func controlSocketPath() -> String? {
         guard configuration.control.enabled else { return nil }
         let socket = configuration.control.socket ?? ControlProtocol.defaultSocketPath
         let directory = (socket as NSString).deletingLastPathComponent
         if configuration.control.socket == nil, !FileManager.default.fileExists(atPath: directory) {
             let message =
-                "no control socket: \(directory) does not exist (the unit's RuntimeDirectory=nbgw makes it); set "
+                "no control socket: \(directory) does not exist (the package's tmpfiles.d makes it); set "
                 + "[control] socket (or --control PATH) to serve `nbgw at`, `nbgw modem reset` and `nbgw modems --watch`"
             logger.warning("\(message)")
             return nil

@@ -33,6 +33,14 @@ extension DaemonConfiguration {
         } else {
             lines.append("# group: \(Store.defaultGroup) when that group exists (the default)")
         }
+        if let key = store.secretsKey {
+            lines.append("secrets_key = \(quoted(key))")
+        } else {
+            lines.append(
+                "# secrets_key: $CREDENTIALS_DIRECTORY/\(SecretsKeySource.credentialName), else "
+                    + "\(SecretsKeySource.packagedPath) (the default)"
+            )
+        }
         lines.append("")
         lines.append("[control]")
         lines.append("enabled = \(control.enabled)")

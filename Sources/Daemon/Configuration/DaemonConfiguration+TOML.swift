@@ -119,8 +119,20 @@ extension DaemonConfiguration {
     }
 
     private static func readStore(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Store {
-        reader.checkKeys(table, at: "store", allowed: ["path", "group"])
+        reader.checkKeys(table, at: "store", allowed: ["path", "group", "secrets_key"])
         var store = Store()
+        if let key = reader.string(table, "secrets_key", at: "store", example: "\"/etc/nbgw/secrets.key\"") {
+            if key.hasPrefix("/") {
+                store.secretsKey = key
+            } else {
+                reader.report(
+                    "store.secrets_key",
+                    "\(key.escapedForDisplay()) is not an absolute path: write secrets_key = "
+                        + "\"/etc/nbgw/secrets.key\", or leave it out to use the key systemd hands nbgwd "
+                        + "(docs/operations.md, \"Module credentials\")"
+                )
+            }
+        }
         if let group = reader.string(table, "group", at: "store", example: "\"nbgw\"") {
             // A group name (useradd(8)'s rules) or a number.
             if !group.isEmpty, group.count <= 32,

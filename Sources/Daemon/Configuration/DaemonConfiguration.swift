@@ -73,17 +73,23 @@ extension DaemonConfiguration {
         /// The operators' group when the config names none.
         public static let defaultGroup = "nbgw"
 
-        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (systemd's
-        /// `StateDirectory=nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
+        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (the unit's
+        /// `STATE_DIRECTORY=/var/lib/nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
         public var path: String?
         /// The group that shares the store's files (mode 0660, directory 2770) and the control socket
         /// with the daemon: its members run `nbgw` without sudo. nil: ``defaultGroup``, or owner-only
         /// files when no group of that name exists (a developer's machine). A name or a number.
         public var group: String?
+        /// `secrets_key`: the file holding the key the modules' credentials are sealed under
+        /// (readable by the daemon's user only); nil: the key systemd hands the daemon
+        /// (`$CREDENTIALS_DIRECTORY/secrets.key`, `LoadCredential=`), else
+        /// `/etc/nbgw/credentials/secrets.key` when this process may read it (``SecretsKeySource``).
+        public var secretsKey: String?
 
-        public init(path: String? = nil, group: String? = nil) {
+        public init(path: String? = nil, group: String? = nil, secretsKey: String? = nil) {
             self.path = path
             self.group = group
+            self.secretsKey = secretsKey
         }
     }
 
@@ -92,7 +98,7 @@ extension DaemonConfiguration {
         /// Serve the control socket (`nbgw at`, `nbgw modem reset|reprobe|release|resume`,
         /// `nbgw modems --watch`).
         public var enabled: Bool
-        /// The socket; nil: `/run/nbgw/control.sock` (the unit's `RuntimeDirectory=nbgw`).
+        /// The socket; nil: `/run/nbgw/control.sock` (`/run/nbgw` from the package's tmpfiles.d).
         public var socket: String?
 
         public init(enabled: Bool = true, socket: String? = nil) {
