@@ -50,6 +50,9 @@ public struct IngestConfiguration: Sendable {
     public var connectionLimits = IngestConnectionLimits()
     /// The listener's open connections, for whoever reports them (metrics, tests).
     public var connectionCount = ListenerConnectionBudget.Count()
+    /// Where the listener records its connections (per client, idle or busy); nil: one made from
+    /// ``connectionLimits`` and ``trustedProxies``. Set to read what it holds (tests, metrics).
+    public var connectionTable: ListenerConnectionTable?
     /// The origin browsers reach the listener at when a TLS-terminating proxy is in front
     /// (`https://gw.example`): cookies are then `Secure` with the `__Host-` prefix, and the console
     /// takes changes only from this origin.

@@ -96,11 +96,13 @@ public enum IngestService {
         }
         let listening = metadata
         let limits = configuration.connectionLimits
-        let table = ListenerConnectionTable(
-            limitPerClient: limits.maxConnectionsPerClient,
-            evictAbove: limits.evictIdleAbove,
-            exempt: configuration.trustedProxies
-        )
+        let table =
+            configuration.connectionTable
+            ?? ListenerConnectionTable(
+                limitPerClient: limits.maxConnectionsPerClient,
+                evictAbove: limits.evictIdleAbove,
+                exempt: configuration.trustedProxies
+            )
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [IngestConnectionGuard(limits: limits, table: table, logger: logger)],
             idleTimeout: .init(limits.idleTimeout)

@@ -84,8 +84,9 @@ public final class ListenerConnectionTable: Sendable {
         }
     }
 
-    /// Connections open now, and those of `client`.
+    /// Connections open now, those with a request in flight, and those of `client`.
     public var open: Int { state.withLock { $0.entries.count } }
+    public var busy: Int { state.withLock { $0.entries.values.filter { $0.idleSince == nil }.count } }
     public func count(of client: String) -> Int { state.withLock { $0.perClient[client, default: 0] } }
     /// Connections refused for their client's share, and idle ones closed to make room, since start.
     public var refused: Int { state.withLock { $0.refused } }
