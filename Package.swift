@@ -370,6 +370,8 @@ let package = Package(
         .target(name: "TestClocks", dependencies: ["NBGWCore"], path: "Tests/Support/TestClocks"),
         // Throwaway self-signed certificates and keys made with /usr/bin/openssl, for the TLS tests.
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
+        // A raw HTTP/1.1 client on loopback: bodies sent in parts or generated as they go (console batches).
+        .target(name: "TestHTTP", path: "Tests/Support/TestHTTP"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),
