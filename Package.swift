@@ -434,6 +434,8 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks", "PosixSupport",
+                // Batches: modules registered and a job stopped by `BatchBinder`; uploads sent in parts.
+                "Provisioning", "TestHTTP",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
                 // The store read raw: what sessions leave in it, and a change made by hand.
