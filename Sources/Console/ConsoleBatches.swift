@@ -62,6 +62,9 @@ public final class ConsoleBatches: Sendable {
         var slots: [Int: Slot] = [:]
         var stopping = false
         var idle: [CheckedContinuation<Void, Never>] = []
+        /// Uploads being received, woken by ``stop()``: a client that stops sending must not hold
+        /// the listener's graceful stop (and so the daemon's) past the grace period.
+        var receiving: [Int: CheckedContinuation<Void, any Error>] = [:]
         var failures: [Int64: NBGWError] = [:]
         var failureOrder: [Int64] = []
         var uploads = 0
@@ -98,7 +101,7 @@ public final class ConsoleBatches: Sendable {
     ///   is refused before a byte of it is written.
     /// - Throws: ``ConsoleBatchRefusal`` (another batch runs: 429 with a time to retry; too large or
     ///   over the quota: 413; the daemon stopping: 503), or the batch's own refusal (`NBGWError`).
-    public func upload<Body: AsyncSequence>(
+    public func upload<Body: AsyncSequence & Sendable>(
         _ body: Body,
         declaredLength: Int64?,
         name: String,
@@ -117,7 +120,7 @@ public final class ConsoleBatches: Sendable {
         let input = try await newUploadPath(name: safeName)
         let report = input + ".report.csv"
         state.withLock { $0.slots[slot]?.paths = [input, report] }
-        try await receive(body, into: input, used: used, slot: slot)
+        try await untilStopped(slot: slot) { [self] in try await receive(body, into: input, used: used, slot: slot) }
         state.withLock { state in
             let received = state.slots[slot]?.bytesTotal ?? 0
             state.slots[slot]?.baseline = used + received
@@ -278,6 +281,32 @@ public final class ConsoleBatches: Sendable {
         return "\(directory)/\(ConsoleBatchFiles.uploadPrefix)\(millis)-\(sequence)-\(name).csv"
     }
 
+    /// Runs `receipt` until it ends, or until ``stop()``: then it is cancelled (its file deleted) and
+    /// the upload refused as the gateway stopping, however slowly its client sends.
+    private func untilStopped(slot: Int, _ receipt: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await receipt() }
+            group.addTask { [self] in
+                try await withTaskCancellationHandler {
+                    // Resumed only by a throw: the stop's refusal, or the cancellation once the receipt ended.
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        let early = state.withLock { state -> (any Error)? in
+                            if state.stopping { return Self.stoppingRefusal }
+                            if Task.isCancelled { return CancellationError() }
+                            state.receiving[slot] = continuation
+                            return nil
+                        }
+                        if let early { continuation.resume(throwing: early) }
+                    }
+                } onCancel: {
+                    state.withLock { $0.receiving.removeValue(forKey: slot) }?.resume(throwing: CancellationError())
+                }
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     /// Writes `body` to `path` (new, 0600) a quarter MiB at a time, counting; refuses it past the
     /// largest upload or the quota, or when the daemon begins to stop, and then deletes what it wrote.
     private func receive<Body: AsyncSequence>(
@@ -302,6 +331,8 @@ public final class ConsoleBatches: Sendable {
                     try await files.perform { () throws(NBGWError) in try files.write(full, to: open, path: path) }
                 }
             }
+            // A receipt cancelled by ``stop()`` may see the body end early: never keep a cut file.
+            try Task.checkCancellation()
             guard let open = fd else { return }
             let rest = pending
             fd = nil
@@ -471,10 +502,12 @@ public final class ConsoleBatches: Sendable {
     /// then ends, open in the store: interrupted) and returns once none runs; refuses new uploads
     /// and resumes from then on. The daemon's graceful stop.
     public func stop() async {
-        let running = state.withLock { state -> Int in
+        let (running, receiving) = state.withLock { state in
             state.stopping = true
-            return state.slots.values.filter(\.running).count
+            defer { state.receiving = [:] }
+            return (state.slots.values.filter(\.running).count, Array(state.receiving.values))
         }
+        for upload in receiving { upload.resume(throwing: Self.stoppingRefusal) }
         if running > 0 {
             logger.notice("stopping the console batch at its next chunk boundary", metadata: ["batches": "\(running)"])
         }

@@ -359,6 +359,31 @@ struct ConsoleBatchTests {
         }
     }
 
+    @Test(
+        "an upload being received when the batches stop is refused with 503 at once and its part deleted, however slowly its client sends"
+    )
+    func stopEndsAStalledUpload() async throws {
+        let fixture = try await Fixture(devices: 0)
+        try await withConsole(fixture, fixture.configuration()) { console in
+            let held = try await LoopbackHTTPConnection(port: console.port, timeout: .seconds(20))
+            var headers = console.headers
+            headers["Content-Length"] = String(512 * 1024)
+            try await held.sendHead("POST", "/batch?name=slow.csv&account=alice&home=lab", headers: headers)
+            try await held.send(Self.filler(300 * 1024, header: true))
+            try await Self.waitFor("the stalled upload's first part on disk") {
+                fixture.uploads.count == 1
+                    && Self.fileSize(fixture.batchDirectory + "/" + fixture.uploads[0]) >= 256 * 1024
+            }
+            // The client sends nothing more: the stop must not wait for it.
+            await console.parts.batches.stop()
+            let refused = try await held.readResponse()
+            #expect(refused.status == 503, "\(refused.text)")
+            #expect(refused.json["code"] as? String == "DAEMON_NOT_RUNNING", "\(refused.text)")
+            #expect(refused.header("Retry-After") == "30")
+            try await Self.waitFor("the stalled upload's part deleted") { fixture.files.isEmpty }
+        }
+    }
+
     // MARK: What a job leaves, and the sweep
 
     @Test(
