@@ -459,6 +459,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
+                // The console's batches: its [console] settings, uploads through the real listener.
+                "Console", "TestHTTP",
                 "TestCertificates",
                 // The label files nbgwd writes, read back.
                 "QRImage",
