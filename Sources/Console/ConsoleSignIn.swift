@@ -90,7 +90,7 @@ public struct ConsoleSignIn: Sendable {
     /// - Parameters:
     ///   - kdf: the derivations' threads. By default one thread and four waiting. Why one: on a
     ///     two-core gateway the other core stays with the daemon whatever arrives; a derivation
-    ///     takes 0.2-0.6 s in a release build (docs/console.md, "Passwords"), so a shift signing in
+    ///     takes 0.2-0.6 s in a release build (docs/console.md, "Security"), so a shift signing in
     ///     at once waits a second or two. Why four: a fifth would wait over two seconds; better a 429
     ///     with `Retry-After` the page shows. Why 10 nice levels below the daemon: a storm of
     ///     sign-ins keeps that thread busy, and the supervisors and binds must still get the CPU first

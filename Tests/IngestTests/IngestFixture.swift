@@ -7,6 +7,7 @@ import Ingest
 import Logging
 import Provisioning
 import Registry
+import ServiceLifecycle
 
 /// A real SQLite store in a temp directory with accounts, homes, registered devices and an API
 /// key, and a way to run the real ingest server on loopback against it.
@@ -109,16 +110,28 @@ final class IngestFixture: Sendable {
             cloud: cloud,
             logger: logger
         ) { _, port in sink.yield(port) }
+        // Stopped gracefully, as the daemon stops it, never by cancelling the serving task: a
+        // cancelled server drops connections it accepted but had not served yet, and NIO traps on
+        // their unfinished writers (swift-nio#2813; it took a CI run's test process down).
+        let services = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger)
+        )
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
-                try await app.runService()
+                try await services.run()
                 return nil
             }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
-            let value = try await body(port)
-            group.cancelAll()
-            return value
+            do {
+                let value = try await body(port)
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
         }
     }
 
