@@ -370,6 +370,8 @@ let package = Package(
         .target(name: "TestClocks", dependencies: ["NBGWCore"], path: "Tests/Support/TestClocks"),
         // Throwaway self-signed certificates and keys made with /usr/bin/openssl, for the TLS tests.
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
+        // A raw HTTP/1.1 client on loopback: bodies sent in parts or generated as they go (console batches).
+        .target(name: "TestHTTP", path: "Tests/Support/TestHTTP"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),
@@ -434,6 +436,8 @@ let package = Package(
             name: "ConsoleTests",
             dependencies: [
                 "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks", "PosixSupport",
+                // Batches: modules registered and a job stopped by `BatchBinder`; uploads sent in parts.
+                "Provisioning", "TestHTTP",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
                 // The store read raw: what sessions leave in it, and a change made by hand.
@@ -457,6 +461,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
+                // The console's batches: its [console] settings, uploads through the real listener.
+                "Console", "TestHTTP",
                 "TestCertificates",
                 // The label files nbgwd writes, read back.
                 "QRImage",

@@ -1,4 +1,5 @@
 import Foundation
+import NBGWCore
 import Registry
 
 /// How the console behaves beside the ingest API (docs/console.md).
@@ -22,8 +23,26 @@ public struct ConsoleConfiguration: Sendable {
     public var controlSocket: String?
     /// Where uploaded CSV files and their reports go (created 0700).
     public var batchDirectory: String
-    /// The largest CSV accepted. Why 64 MiB: about 500 000 rows of label URLs, a day's production.
+    /// The largest CSV accepted (`[console] batch_max_upload`). Why 64 MiB: about 500 000 rows of
+    /// label URLs, a day's production.
     public var maxCSVBytes: Int
+    /// Console batches at once, uploads included (`[console] batch_concurrency`); another is refused
+    /// (429, with a time to retry). Why 1: a batch keeps a core busy and takes the store's write lock
+    /// chunk after chunk; a second one on a 2-core gateway would halve both and hold up the gateway's
+    /// own writes twice as often.
+    public var maxRunningBatches: Int
+    /// How long a batch's report, and an interrupted batch's upload, is kept after the job's last
+    /// change (`[console] batch_retention`). Why 7 days: a week's production can be downloaded again.
+    public var batchRetention: Duration
+    /// The most the batch directory may hold (`[console] batch_quota`): an upload that would take it
+    /// past this with the report it will write (counted as three times the upload) is refused. Why
+    /// 1 GiB: four of the largest uploads with their reports, a small share of a gateway's storage.
+    public var batchQuotaBytes: Int64
+    /// Batches the batch page lists, newest first. Why 50: a week of a line's batches.
+    public var listedBatches: Int
+    /// The wall clock the batches' retention reads (the store stamps jobs with its own; tests give both
+    /// the same manual clock).
+    public var batchClock: any WallClock
     /// Rows per page of the lists.
     public var pageSize: Int
     /// The label links of a device, or nil (none rendered yet).
@@ -40,6 +59,11 @@ public struct ConsoleConfiguration: Sendable {
         maxCSVBytes: Int = 64 * 1024 * 1024,
         pageSize: Int = 25,
         bindTimeout: Duration = .seconds(10),
+        maxRunningBatches: Int = 1,
+        batchRetention: Duration = .seconds(7 * 86_400),
+        batchQuotaBytes: Int64 = 1 << 30,
+        listedBatches: Int = 50,
+        batchClock: any WallClock = SystemWallClock(),
         labels: @escaping @Sendable (DeviceRecord) -> LabelLinks? = { _ in nil }
     ) {
         self.secureCookies = secureCookies
@@ -50,6 +74,11 @@ public struct ConsoleConfiguration: Sendable {
         self.maxCSVBytes = maxCSVBytes
         self.pageSize = pageSize
         self.bindTimeout = bindTimeout
+        self.maxRunningBatches = maxRunningBatches
+        self.batchRetention = batchRetention
+        self.batchQuotaBytes = batchQuotaBytes
+        self.listedBatches = listedBatches
+        self.batchClock = batchClock
         self.labels = labels
     }
 

@@ -29,7 +29,7 @@ public enum ConsoleService {
         logger: Logger
     ) -> Parts {
         let sessions = sessions ?? ConsoleSessions(registry: registry, logger: logger)
-        let batches = ConsoleBatches(directory: configuration.batchDirectory, registry: registry, cloud: cloud)
+        let batches = ConsoleBatches(configuration: configuration, registry: registry, cloud: cloud, logger: logger)
         let handlers = ConsoleHandlers(
             registry: registry,
             cloud: cloud,
@@ -67,6 +67,7 @@ public enum ConsoleService {
         router.post("/batch") { try await handlers.batchUpload($0, $1) }
         router.get("/batch/{job}") { try await handlers.batchProgress($0, $1) }
         router.get("/batch/{job}/report.csv") { try await handlers.batchReport($0, $1) }
+        router.post("/batch/{job}/resume") { try await handlers.batchResume($0, $1) }
         router.get("/devices") { try await handlers.devicesPage($0, $1) }
         router.get("/bindings") { try await handlers.bindingsPage($0, $1) }
         router.get("/bindings/{deviceId}/unbind") { try await handlers.unbindConfirm($0, $1) }
@@ -113,31 +114,22 @@ public enum ConsoleService {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
-        let console = ConsoleConfiguration(
-            secureCookies: configuration.tls != nil || !configuration.isLoopback
-                || configuration.publicOrigin?.lowercased().hasPrefix("https://") == true,
-            scheme: configuration.scheme,
-            publicOrigin: configuration.publicOrigin,
-            controlSocket: controlSocket,
-            batchDirectory: ConsoleConfiguration.defaultBatchDirectory(storePath: registry.path),
-            bindTimeout: configuration.bindTimeout
-        )
         let parts = parts(
-            configuration: console,
+            configuration: Self.configuration(
+                ingest: configuration,
+                controlSocket: controlSocket,
+                storePath: registry.path
+            ),
             registry: registry,
             cloud: cloud,
             cloudWait: configuration.cloudWait,
             logger: logger
         )
-        return try IngestService.buildApplication(
-            configuration: configuration,
-            responder: buildResponder(
-                ingest: configuration,
-                parts: parts,
-                registry: registry,
-                cloud: cloud,
-                logger: logger
-            ),
+        return try buildApplication(
+            ingest: configuration,
+            parts: parts,
+            registry: registry,
+            cloud: cloud,
             logger: logger,
             onServerRunning: onServerRunning
         )

@@ -26,7 +26,9 @@ import Glibc
 /// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
 ///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
-/// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
+/// 3. `ingest`: the QR ingest API and the web console, when `[ingest] enabled`, then
+///    `console-batches` (``ConsoleBatchService``): the console's CSV batches, swept, and stopped at a
+///    chunk boundary before anything else stops;
 /// 4. `cloud-outbox`: the outbox drainer, with a cloud that syncs (every one but the embedded);
 /// 5. `control`: the control socket (`[control]`), operators' commands on one modem;
 /// 6. `reload`: SIGHUP (`systemctl reload nbgwd`) re-reads the config's SIM PINs;
@@ -310,11 +312,24 @@ public struct Daemon: Sendable {
         }
         if configuration.ingest.enabled {
             let application: any Service
+            var console = ConsoleService.configuration(
+                ingest: ingest,
+                controlSocket: controlSocket,
+                storePath: registry.path
+            )
+            configuration.console.apply(to: &console)
+            let consoleParts = ConsoleService.parts(
+                configuration: console,
+                registry: registry,
+                cloud: cloud,
+                cloudWait: ingest.cloudWait,
+                logger: logger
+            )
             do {
                 // The API and the web console on one listener (docs/console.md).
                 application = try ConsoleService.buildApplication(
                     ingest: ingest,
-                    controlSocket: controlSocket,
+                    parts: consoleParts,
                     registry: registry,
                     cloud: cloud,
                     logger: logger
@@ -329,6 +344,12 @@ public struct Daemon: Sendable {
                 )
             }
             services.append(("ingest", application))
+            // After the listener, so stopped before it and before the gateway (graceful shutdown runs
+            // in reverse): a running batch stops at a chunk boundary first, and its chunk writes never
+            // hold up the gateway's last ones (docs/console.md, "Batches").
+            services.append(
+                ("console-batches", ConsoleBatchService(batches: consoleParts.batches, clock: ContinuousClock()))
+            )
         }
         if cloud.syncsBindings {
             let drainer = OutboxDrainer(registry: registry, cloud: cloud, logger: logger)

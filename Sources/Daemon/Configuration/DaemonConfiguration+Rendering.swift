@@ -153,6 +153,8 @@ extension DaemonConfiguration {
         lines += renderedHooks(seconds: seconds, quoted: quoted)
         lines.append("")
         lines += renderedLabels(quoted: quoted)
+        lines.append("")
+        lines += renderedConsole(seconds: seconds)
         return lines.joined(separator: "\n") + "\n"
     }
 

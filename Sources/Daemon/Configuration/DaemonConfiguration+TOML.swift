@@ -54,7 +54,7 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection])
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection, consoleSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
         }
@@ -111,6 +111,9 @@ extension DaemonConfiguration {
         }
         if let table = reader.table(root, labelsSection, at: "") {
             configuration.labels = readLabels(table, &reader)
+        }
+        if let table = reader.table(root, consoleSection, at: "") {
+            configuration.console = readConsole(table, &reader)
         }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)

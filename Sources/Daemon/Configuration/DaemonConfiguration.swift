@@ -38,6 +38,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var hooks: Hooks = Hooks()
     /// `[labels]`: a label file per module the daemon registers.
     public var labels: LabelFiles = LabelFiles()
+    /// `[console]`: the web console's CSV batches (limits, retention, quota).
+    public var console: ConsoleSettings = ConsoleSettings()
 
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(
