@@ -162,9 +162,19 @@ extension ConsoleHandlers {
     func batchProgress(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         _ = try session(request, context, role: .operator)
         let raw = context.parameters.get("job") ?? ""
-        guard raw.hasSuffix(".json"), let id = Int64(raw.dropLast(5)), let job = try await batches.job(id) else {
+        guard raw.hasSuffix(".json"), let id = Int64(raw.dropLast(5)) else {
             throw ConsoleFailure.notFound("no batch \(raw.escapedForDisplay())")
         }
+        // Looked up apart from the guard and the page built by a synchronous function: the release
+        // build's optimiser (Swift 6.3.1) crashed splitting this coroutine when the lookup sat in
+        // the guard and the page was built after it.
+        let found = try await batches.job(id)
+        guard let job = found else { throw ConsoleFailure.notFound("no batch \(raw.escapedForDisplay())") }
+        return ConsoleResponses.json(Self.progress(of: job))
+    }
+
+    /// What the batch page polls: counts, the state in words, and the report's or the resume's link.
+    static func progress(of job: ConsoleBatchJob) -> [String: Any] {
         let record = job.record
         var value: [String: Any] = [
             "id": job.id, "name": job.name, "status": job.status.rawValue, "done": job.done,
@@ -198,19 +208,21 @@ extension ConsoleHandlers {
                 "Given up after \(record.rowsDone) rows: its upload was deleted. Upload the file again; rows "
                 + "already bound come back unchanged."
         }
-        return ConsoleResponses.json(value)
+        return value
     }
 
     /// `GET /batch/{id}/report.csv`: the per-row report `nbgw bind --csv` writes, streamed from the file.
     func batchReport(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         _ = try session(request, context, role: .operator)
         let raw = context.parameters.get("job") ?? ""
-        guard let id = Int64(raw), let report = try await batches.report(id) else {
-            throw ConsoleFailure.notFound(
-                "no report for batch \(raw.escapedForDisplay()): it is running, or its report expired "
-                    + "([console] batch_retention)"
-            )
-        }
+        let missing = ConsoleFailure.notFound(
+            "no report for batch \(raw.escapedForDisplay()): it is running, or its report expired "
+                + "([console] batch_retention)"
+        )
+        guard let id = Int64(raw) else { throw missing }
+        // Apart from the guard, as in ``batchProgress(_:_:)``: the optimiser's coroutine split.
+        let found = try await batches.report(id)
+        guard let report = found else { throw missing }
         let base = (report.name as NSString).deletingPathExtension.filter {
             $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_"
         }
