@@ -191,6 +191,8 @@ let package = Package(
                 "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Preference-Applied, a field name of its own.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
