@@ -35,6 +35,11 @@ extension EmulatorStore {
             if let value, value.isEmpty || value.unicodeScalars.count > limit {
                 return .failure(.invalid("\(name) must be 1 to \(limit) characters"))
             }
+            // Control characters never name a product: refused, and never stored (SQLite's
+            // length() stops at a NUL, so the table's own check would fail as a 500).
+            if let value, value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return .failure(.invalid("\(name) must not contain control characters"))
+            }
         }
         if let existing = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE imei = ?", arguments: [request.imei]) {
             var changed: [String] = []
