@@ -93,7 +93,9 @@ struct EmulatorContractTests {
         }
     }
 
-    @Test("Bodies and queries are strict: unknown fields, null, wrong types, control characters and a page_size out of range are 400")
+    @Test(
+        "Bodies and queries are strict: unknown fields, null, wrong types, control characters and a page_size out of range are 400"
+    )
     func strictRequests() async throws {
         try await CloudHarness.with { h async throws in
             let token = try await Self.accessToken(h)
@@ -127,7 +129,9 @@ struct EmulatorContractTests {
         }
     }
 
-    @Test("Without a nonce, as Tuya's SDKs send it, a signed request is served once; the same request again is a replay (1004)")
+    @Test(
+        "Without a nonce, as Tuya's SDKs send it, a signed request is served once; the same request again is a replay (1004)"
+    )
     func nonceOptionalReplayRefused() async throws {
         try await CloudHarness.with { h async throws in
             let t = Int64(h.wallClock.now().timeIntervalSince1970 * 1000)
@@ -147,20 +151,32 @@ struct EmulatorContractTests {
         }
     }
 
-    @Test("By default a refusal is HTTP 200 with its envelope, as Tuya's gateways answer; Prefer: http-status gives its status")
+    @Test(
+        "By default a refusal is HTTP 200 with its envelope, as Tuya's gateways answer; Prefer: http-status gives its status"
+    )
     func envelopeStatusesByDefault() async throws {
         try await CloudHarness.with { h async throws in
             let token = try await Self.accessToken(h)
             let tuyaStyle = try await Self.send(
-                h, "POST", "/v1.0/iot-03/qrcode/parse", body: #"{"code":"https://elsewhere.example/d/X1"}"#, token: token,
+                h,
+                "POST",
+                "/v1.0/iot-03/qrcode/parse",
+                body: #"{"code":"https://elsewhere.example/d/X1"}"#,
+                token: token,
                 preferStatuses: false
             )
             #expect(tuyaStyle.status == 200 && tuyaStyle.json["code"] as? Int == 3001, "\(tuyaStyle.json)")
             #expect(tuyaStyle.headers["preference-applied"] == nil)
             let grant = try await Self.send(h, "GET", "/v1.0/token?grant_type=2", preferStatuses: false)
-            #expect(grant.status == 200 && grant.json["success"] as? Bool == false && grant.json["code"] as? Int == 1003)
+            #expect(
+                grant.status == 200 && grant.json["success"] as? Bool == false && grant.json["code"] as? Int == 1003
+            )
             let preferred = try await Self.send(
-                h, "POST", "/v1.0/iot-03/qrcode/parse", body: #"{"code":"https://elsewhere.example/d/X1"}"#, token: token
+                h,
+                "POST",
+                "/v1.0/iot-03/qrcode/parse",
+                body: #"{"code":"https://elsewhere.example/d/X1"}"#,
+                token: token
             )
             #expect(preferred.status == 404 && preferred.json["code"] as? Int == 3001, "\(preferred.json)")
             #expect(preferred.headers["preference-applied"] == "http-status")

@@ -79,7 +79,9 @@ extension EmulatorResponder {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
         }
         if !replays.insert("sign " + sign.uppercased(), now: now) {
-            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received"))
+            return .failure(
+                EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received")
+            )
         }
         return .success(accessToken)
     }
