@@ -229,7 +229,7 @@ extension DaemonConfiguration {
             } else if let number = value.double {
                 cloud.settings[key] = String(number)
             } else {
-                reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
+                reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value, of: key))")
             }
         }
         if table["mode"] == nil, let url = cloud.url {
@@ -244,7 +244,7 @@ extension DaemonConfiguration {
                 "cloud.url",
                 table["mode"] != nil
                     ? "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
-                    : "\(url.escapedForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
+                    : "\(url.urlForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
                         + "of that cloud (\(modes)), or remove the url for the local cloud"
             )
         }
