@@ -254,6 +254,15 @@ public struct Daemon: Sendable {
             )
         }
         if configuration.metrics.enabled {
+            if configuration.metrics.isExposed {
+                // Accepted only with [metrics] allow_remote = true (the configuration refuses it
+                // otherwise); said at every start, since nothing else would.
+                let exposure =
+                    "metrics and health listen on \(configuration.metrics.listen), an address other hosts reach: "
+                    + "/metrics and /healthz serve every module's IMEI, port, model, firmware and last error "
+                    + "without authentication ([metrics] allow_remote = true)"
+                logger.warning("\(exposure)")
+            }
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
             services.append(

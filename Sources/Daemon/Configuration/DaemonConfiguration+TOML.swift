@@ -73,8 +73,9 @@ extension DaemonConfiguration {
             configuration.ports = readPorts(tables, &reader)
         }
         if let table = reader.table(root, "metrics", at: "") {
-            reader.checkKeys(table, at: "metrics", allowed: ["enabled", "listen"])
+            reader.checkKeys(table, at: "metrics", allowed: ["enabled", "listen", "allow_remote"])
             configuration.metrics.enabled = reader.bool(table, "enabled", at: "metrics") ?? true
+            configuration.metrics.allowRemote = reader.bool(table, "allow_remote", at: "metrics") ?? false
             if let address = readAddress(table, "listen", at: "metrics", &reader) {
                 configuration.metrics.listen = address
             }
