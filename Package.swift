@@ -70,6 +70,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // Already resolved for AsyncHTTPClient; declared because Ingest checks TLS keys with it.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Already resolved for Hummingbird; declared because the ingest listener guards its
+        // connections with a channel handler of its own (NIOCore, the HTTP parts of NIOHTTPTypes).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -84,7 +88,8 @@ let package = Package(
         .target(name: "DeviceIdentity"),
         // Layer 0: what every module may raise or read, and nothing about QR codes: errors, their codes
         // with exit codes and HTTP statuses, the wall clock, a bind's source and facts, the version.
-        .target(name: "NBGWCore"),
+        // CLinux: <sys/xattr.h> (SecretFileAccess reads a secret file's POSIX ACL).
+        .target(name: "NBGWCore", dependencies: [.target(name: "CLinux", condition: .when(platforms: [.linux]))]),
         // Layer 0: QR payloads, Matter codes, label references and the seed's binding rules.
         .target(name: "Pairing", dependencies: ["DeviceIdentity", "NBGWCore"]),
         // Layer 0: the event loops' POSIX plumbing (wake pipe, fd poller, errno); the C library only.
@@ -125,6 +130,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "CSQLite", "CSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The modules' credentials sealed with AES-GCM under the secrets key.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
 
@@ -185,6 +192,8 @@ let package = Package(
                 "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Preference-Applied, a field name of its own.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -219,7 +228,11 @@ let package = Package(
                 "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -290,6 +303,8 @@ let package = Package(
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control",
                 "Gateway",
+                // Key derivations and camera frames run on threads of their own (BoundedWorkQueue).
+                "PosixSupport",
                 // Camera frames decoded by zbar, as `--image` is.
                 "QRImage",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -358,6 +373,8 @@ let package = Package(
         .target(name: "TestClocks", dependencies: ["NBGWCore"], path: "Tests/Support/TestClocks"),
         // Throwaway self-signed certificates and keys made with /usr/bin/openssl, for the TLS tests.
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
+        // A raw HTTP/1.1 client on loopback: bodies sent in parts or generated as they go (console batches).
+        .target(name: "TestHTTP", path: "Tests/Support/TestHTTP"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),
@@ -368,6 +385,8 @@ let package = Package(
             name: "RegistryTests",
             dependencies: [
                 "Registry", "NBGWCore", "DeviceIdentity", "TestClocks", .product(name: "GRDB", package: "GRDB.swift"),
+                // setxattr: a secrets key file given a POSIX ACL.
+                .target(name: "CLinux", condition: .when(platforms: [.linux])),
             ]
         ),
         .testTarget(
@@ -405,14 +424,27 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The store written by hand, as a member of the operators' group could.
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The connection guard on an embedded channel, its time moved by hand.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                // Its servers stopped gracefully, as the daemon stops them.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks",
+                "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks", "PosixSupport",
+                // Batches: modules registered and a job stopped by `BatchBinder`; uploads sent in parts.
+                "Provisioning", "TestHTTP",
                 // Camera frames drawn from real QR codes (libqrencode).
                 "Labels",
+                // The store read raw: what sessions leave in it, and a change made by hand.
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -432,6 +464,8 @@ let package = Package(
             dependencies: [
                 "Daemon", "Gateway", "Discovery", "Registry", "Cloud", "Control", "nbgwd", "nbgw-modem-sim", "nbgw",
                 "TestClocks",
+                // The console's batches: its [console] settings, uploads through the real listener.
+                "Console", "TestHTTP",
                 "TestCertificates",
                 // The label files nbgwd writes, read back.
                 "QRImage",

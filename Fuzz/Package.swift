@@ -105,6 +105,7 @@ let package = Package(
         fuzzer("fuzz-at-framer", ["ATKit"]),
         fuzzer("fuzz-at-classifier", ["ATKit"]),
         fuzzer("fuzz-at-session", ["ATKit", "TestClocks"]),
+        fuzzer("fuzz-at-command-line", ["ATKit"]),
         fuzzer("fuzz-csv", ["Provisioning"]),
         fuzzer("fuzz-toml", ["Daemon"]),
         fuzzer("fuzz-ingest-json", ["Ingest"]),

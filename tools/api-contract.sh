@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks docs/ingest-api.yaml and docs/cloud-api.yaml against the real servers with schemathesis
-# (every check, stateful phase included; docs/ingest.md "Contract checks"). Needs the debug build
+# (every check, stateful phase included; docs/ingest.md "Contract checks"), and drives the pairing
+# flow with Tuya's own Python SDK (tools/contract/sdk_flow.py). Needs the debug build
 # (`swift build`) and the Python tools tools/setup.sh installs into .build-venv/.
 #
-#   tools/api-contract.sh [ingest|cloud|all] [--seed N] [--examples N] [--max-steps N] [--keep] [-- SCHEMATHESIS-ARGS]
+#   tools/api-contract.sh [ingest|cloud|sdk|all] [--seed N] [--examples N] [--max-steps N] [--keep] [-- SCHEMATHESIS-ARGS]
 #
 # Defaults are CI's: both APIs, seed 18, 25 examples per operation and phase, 12 steps per
 # stateful scenario. Exit 0 when schemathesis reports no failure.

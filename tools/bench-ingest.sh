@@ -89,7 +89,9 @@ sync
 NBGW_BENCH_KEY="$("$nbgw" apikeys create --name bench --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')"
 export NBGW_BENCH_KEY
 
-"$nbgw" ingest serve --host 127.0.0.1 --port "$port" --rate-limit 0 --log-level error >"$work/serve.log" 2>&1 &
+# Every wrk connection comes from 127.0.0.1: the per-client cap (64 by default) is raised so the
+# 128-connection level measures binds, not refusals.
+"$nbgw" ingest serve --host 127.0.0.1 --port "$port" --rate-limit 0 --max-connections-per-client 1024 --log-level error >"$work/serve.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 100); do
     if curl -s -o /dev/null "http://127.0.0.1:$port/v1/noop"; then break; fi

@@ -142,6 +142,16 @@ def main() -> None:
     boot = [SPLIT_SEED + literal for literal in literals("Tests/ATKitTests/Support/Transcripts.swift")]
     write("fuzz-at", at_scripts() + boot)
 
+    # Command lines: the literals of the suites that read them (the reader, the redaction, the
+    # supervised-command policy), each behind the split seed the target takes its cut from.
+    lines = literals(
+        "Tests/ATKitTests/ATCommandLineTests.swift",
+        "Tests/ATKitTests/ATCommandRedactionTests.swift",
+        "Tests/ATKitTests/OperatorCommandTests.swift",
+        "Tests/GatewayTests/SupervisedCommandPolicyTests.swift",
+    )
+    write("fuzz-at-command-line", [SPLIT_SEED + line for line in lines if line.strip()[:2].upper() == b"AT"])
+
     csv = literals("Tests/ProvisioningTests/*.swift", "Tests/nbgwTests/CLIBatchTests.swift")
     csv = [literal for literal in csv if b"," in literal or b"\n" in literal]
     write("fuzz-csv", [SPLIT_SEED + literal for literal in csv] + [SPLIT_SEED + b"\r\n".join(csv)])

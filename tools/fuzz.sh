@@ -9,7 +9,7 @@
 # Builds into .build-fuzz/ (release, libFuzzer instrumentation and AddressSanitizer) when a source is
 # newer than the binary (`stale`). Each run
 # starts from the committed seeds and regression inputs (Fuzz/Corpus/TARGET; Fuzz/Corpus/fuzz-at for
-# the three AT targets) plus what earlier runs found (.build-fuzz/corpus/TARGET, kept between
+# the three AT script targets) plus what earlier runs found (.build-fuzz/corpus/TARGET, kept between
 # runs), with the target's dictionary. A crash,
 # a sanitizer report, a leak, a timeout (10 s for one input) or an out-of-memory stops the run,
 # exits non-zero and leaves the input in .build-fuzz/artifacts/TARGET/ (minimise it with
@@ -19,15 +19,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(
-    fuzz-qr fuzz-matter fuzz-at-framer fuzz-at-classifier fuzz-at-session fuzz-csv fuzz-toml fuzz-ingest-json
-    fuzz-tuya-envelope
+    fuzz-qr fuzz-matter fuzz-at-framer fuzz-at-classifier fuzz-at-session fuzz-at-command-line fuzz-csv fuzz-toml
+    fuzz-ingest-json fuzz-tuya-envelope
 )
 # FUZZ_SCRATCH: another build directory (a second build beside a long run that uses .build-fuzz).
 scratch=${FUZZ_SCRATCH:-.build-fuzz}
 
-# The committed seeds and regression inputs of a target: the three AT targets read the same scripts.
+# The committed seeds and regression inputs of a target: the three AT script targets read the same
+# scripts; fuzz-at-command-line reads command lines.
 seeds() {
     case "$1" in
+    fuzz-at-command-line) echo Fuzz/Corpus/fuzz-at-command-line ;;
     fuzz-at-*) echo Fuzz/Corpus/fuzz-at ;;
     *) echo "Fuzz/Corpus/$1" ;;
     esac

@@ -39,6 +39,8 @@ check() { # check DESCRIPTION COMMAND... : runs COMMAND, prints ok/FAIL on the s
 }
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"; }
 as_nbgw() { in_root setpriv --reuid nbgw --regid nbgw --init-groups "$@"; }
+# As the unit runs nbgwd: user nbgw, primary group nbgwd, nbgw and dialout supplementary.
+as_daemon() { in_root setpriv --reuid nbgw --regid nbgwd --init-groups "$@"; }
 
 # --- the packages -----------------------------------------------------------------------------
 deb=${1:-}
@@ -130,11 +132,11 @@ for file in /usr/share/bash-completion/completions/nbgw /usr/share/bash-completi
     /usr/share/fish/vendor_completions.d/nbgw.fish /usr/share/fish/vendor_completions.d/nbgwd.fish; do
     check "completion $file" test -s "$root$file"
 done
-# As bash-completion runs it (extglob on): after `nbgw store ` it offers the two subcommands.
-check "the bash completion offers 'backup check' after 'nbgw store '" \
+# As bash-completion runs it (extglob on): after `nbgw store ` it offers the three subcommands.
+check "the bash completion offers 'backup check rekey' after 'nbgw store '" \
     test "$(in_root bash -c 'shopt -s extglob; source /usr/share/bash-completion/completions/nbgw;
         COMP_WORDS=(nbgw store ""); COMP_CWORD=2; COMP_LINE="nbgw store "; COMP_POINT=11; _nbgw 2>/dev/null;
-        printf "%s\n" "${COMPREPLY[@]}" | grep -v "^-" | tr "\n" " "')" = "backup check "
+        printf "%s\n" "${COMPREPLY[@]}" | grep -v "^-" | tr "\n" " "')" = "backup check rekey "
 check "unit /usr/lib/systemd/system/nbgwd.service" test -f "$root/usr/lib/systemd/system/nbgwd.service"
 check "systemd-analyze verify on the installed unit" \
     in_root systemd-analyze verify /usr/lib/systemd/system/nbgwd.service
@@ -158,6 +160,17 @@ check "system user nbgw (system uid, nologin, home /var/lib/nbgw)" bash -c '
     [ "$uid" -lt 1000 ] && [ "$home" = /var/lib/nbgw ] && [ "${shell##*/}" = nologin ]' _ "$root"
 check "nbgw is in groups nbgw and dialout" bash -c '[[ " $(chroot "$1" id -nG nbgw) " == *" dialout "* ]] &&
     [[ " $(chroot "$1" id -nG nbgw) " == *" nbgw "* ]]' _ "$root"
+check "group nbgwd (the daemon's own) exists" \
+    bash -c 'chroot "$1" getent group nbgwd >/dev/null' _ "$root"
+check "/etc/nbgw/credentials root:root 700" expect_stat /etc/nbgw/credentials "root:root 700"
+check "/etc/nbgw/credentials/secrets.key root:root 600, 32 bytes" bash -c '
+    [ "$(chroot "$1" stat -c "%U:%G %a %s" /etc/nbgw/credentials/secrets.key)" = "root:root 600 32" ]' _ "$root"
+check "an operator cannot read the secrets key" \
+    bash -c '! chroot "$1" setpriv --reuid nbgw --regid nbgw --init-groups cat /etc/nbgw/credentials/secrets.key \
+        >/dev/null 2>&1' _ "$root"
+check "/run/nbgw nbgw:nbgw 750 (tmpfiles.d)" expect_stat /run/nbgw "nbgw:nbgw 750"
+check "systemd-analyze security rates the installed unit 1.9 or better" \
+    in_root systemd-analyze security --offline=yes --threshold=19 /usr/lib/systemd/system/nbgwd.service
 check "/etc/nbgw root:nbgw 750" expect_stat /etc/nbgw "root:nbgw 750"
 check "/etc/nbgw/nbgwd.toml root:nbgw 640" expect_stat /etc/nbgw/nbgwd.toml "root:nbgw 640"
 check "/etc/nbgw/nbgwd.env root:root 600" expect_stat /etc/nbgw/nbgwd.env "root:root 600"
@@ -173,8 +186,8 @@ check "docs in /usr/share/doc/nbgw (README.md, docs/, examples/nbgwd.toml, copyr
 # udev off (a chroot shares the host's /sys, and the host's own serial ports are not ours to
 # probe), one static port that does not exist (the daemon refuses to run with no port at all; this
 # one is reported absent), no metrics listener (the host's port may be taken).
-log "run: nbgwd as nbgw for 3 s, then the operator's commands"
-in_root setpriv --reuid nbgw --regid nbgw --init-groups env NBGW_DB=/var/lib/nbgw/nbgw.sqlite \
+log "run: nbgwd as nbgw (group nbgwd, as the unit runs it) for 3 s, then the operator's commands"
+in_root setpriv --reuid nbgw --regid nbgwd --init-groups env NBGW_DB=/var/lib/nbgw/nbgw.sqlite \
     timeout -s TERM 3 nbgwd --config /etc/nbgw/nbgwd.toml --no-udev --port /dev/ttyUSB-absent --no-metrics \
     >"$work/nbgwd.log" 2>&1 || true
 check "nbgwd started, was ready (log: nbgwd ready)" grep -q "nbgwd ready" "$work/nbgwd.log"
@@ -238,6 +251,20 @@ status_text=$(in_box systemctl show -p StatusText --value nbgwd)
 echo "    StatusText=$status_text"
 check "it told systemd it is ready (Type=notify, STATUS=)" test -n "$status_text"
 check "it runs as nbgw" test "$(in_box stat -c %U "/proc/$(main_pid)")" = nbgw
+check "in group nbgwd, with nbgw and dialout supplementary" bash -c '
+    gid=$(nsenter -t "$1" -a getent group nbgwd | cut -d: -f3)
+    status=$(nsenter -t "$1" -a cat "/proc/$2/status")
+    grep -q "^Gid:[[:space:]]*$gid[[:space:]]" <<<"$status" &&
+    for name in nbgw dialout; do
+        id=$(nsenter -t "$1" -a getent group "$name" | cut -d: -f3)
+        grep -q "^Groups:.*\b$id\b" <<<"$status" || exit 1
+    done' _ "$leader" "$(main_pid)"
+check "systemd left /var/lib/nbgw nbgw:nbgw 2770 and the store nbgw:nbgw 660" bash -c '
+    [ "$(chroot "$1" stat -c "%U:%G %a" /var/lib/nbgw)" = "nbgw:nbgw 2770" ] &&
+    [ "$(chroot "$1" stat -c "%U:%G %a" /var/lib/nbgw/nbgw.sqlite)" = "nbgw:nbgw 660" ]' _ "$root"
+check "the control socket is in group nbgw" test "$(in_box stat -c %G /run/nbgw/control.sock)" = nbgw
+check "systemd handed the daemon its secrets key (LoadCredential=)" \
+    in_box test -s /run/credentials/nbgwd.service/secrets.key
 check "its log says it loaded /etc/nbgw/nbgwd.toml" \
     bash -c 'nsenter -t "$1" -a journalctl -u nbgwd --no-pager | grep -q "configuration loaded"' _ "$leader"
 check "the config it reads is the operator's (log level debug)" \
@@ -305,7 +332,7 @@ comm -13 "$work/files-before" "$work/files-after" >"$work/files-new"
 check "no file or directory named nbgw* is left" bash -c '! grep -i nbgw "$1"' _ "$work/files-new"
 check "no enable link, no deb-systemd-helper state left" bash -c \
     '! find "$1/etc/systemd" "$1/var/lib/systemd" -name "nbgwd*" | grep -q .' _ "$root"
-echo "    left by design: user and group nbgw ($(chroot "$root" getent passwd nbgw | cut -d: -f1,3,6))"
+echo "    left by design: user and group nbgw ($(chroot "$root" getent passwd nbgw | cut -d: -f1,3,6)), group nbgwd"
 
 if ((failures)); then
     log "$failures checks failed"

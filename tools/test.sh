@@ -30,6 +30,10 @@ swift test --skip-build --filter 'nbgwTests'
 swift test --skip-build --filter 'DaemonTests'
 # The web console in headless Chromium against the real daemon (fails if the browser is missing).
 tools/test-console.sh
+# The gateway under hostile load (docs/operations.md, "Hostile load"): a release nbgwd on simulated
+# modules, flooded and stormed on loopback for 45 s, must keep its watchdog, modules, `nbgw at` and
+# binds within 2 s, stay under its RSS bound and stop cleanly on SIGTERM.
+tools/soak.sh
 # The HTTP contracts against the real servers (schemathesis, fixed seed, bounded budget).
 tools/api-contract.sh
 # Every fuzz target briefly: builds Fuzz/ (libFuzzer + AddressSanitizer), replays the seeds and

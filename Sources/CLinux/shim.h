@@ -3,13 +3,16 @@
 // glibc headers and declarations that Swift's Glibc module leaves out: <malloc.h> (mallopt:
 // nbgwd's arena limit), <sys/epoll.h> (ATKit's serial poller), four functions of glibc for the
 // daemon's state-change hooks (pipe2, and three of 2.34 and later), accept4 for its listeners, and the peer credentials of a
-// Unix socket for its control socket. Part of libc: nothing to link.
+// Unix socket for its control socket; <sys/xattr.h> (a secret file's POSIX ACL, NBGWCore's
+// SecretFileAccess). Part of libc: nothing to link.
 #if defined(__linux__)
 #include <malloc.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 // <spawn.h> declares these only under _GNU_SOURCE, and <sys/pidfd.h> is not in the Glibc module;
 // defining _GNU_SOURCE here would change structures other modules also define (fd_set's fields)
@@ -21,6 +24,9 @@ extern int pidfd_open(pid_t pid, unsigned int flags);
 extern int pipe2(int fds[2], int flags);
 // <sys/socket.h> declares accept4 only under _GNU_SOURCE (PosixSupport's acceptConnection).
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+// <pthread.h> declares pthread_setname_np only under _GNU_SOURCE (PosixSupport's work queues
+// name their threads for `top -H`).
+extern int pthread_setname_np(pthread_t thread, const char *name);
 
 /// struct ucred of unix(7), which glibc declares only under _GNU_SOURCE (see above): the kernel's
 /// layout, pid then uid then gid.

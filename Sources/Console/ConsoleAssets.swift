@@ -54,6 +54,7 @@ enum ConsoleAssets {
         .facts dt { font-weight: 600; }
         .facts dd { margin: 0; overflow-wrap: anywhere; }
         .actions { display: flex; flex-wrap: wrap; gap: 8px; }
+        form.inline { display: inline; margin-left: 6px; }
         .result { margin: 16px 0; padding: 16px; border-radius: 10px; border: 3px solid transparent; min-height: 2rem; }
         .result:empty { display: none; }
         .result-status { font-size: 2rem; font-weight: 800; margin: 0; }
@@ -224,7 +225,7 @@ enum ConsoleAssets {
               var f = fields({ width: w, height: h });
               post("/bind/frame?" + f.toString(), gray, "application/octet-stream")
                 .then(function (r) {
-                  if (!r.found) { text(cstatus, "Looking for a code…"); return; }
+                  if (!r.found) { text(cstatus, r.busy ? "The gateway is busy; trying the next frame…" : "Looking for a code…"); return; }
                   var now = Date.now();
                   if (r.qr === lastCode && now - lastAt < 4000) return;
                   lastCode = r.qr; lastAt = now;
@@ -279,13 +280,17 @@ enum ConsoleAssets {
               fetch("/batch/" + id + ".json", { headers: { "Accept": "application/json" }, credentials: "same-origin" })
                 .then(function (r) { return r.json(); })
                 .then(function (j) {
+                  if (j.bytesTotal === undefined) { text(status, (j.code || "") + " " + (j.message || "")); return; }
                   bar.max = Math.max(1, j.bytesTotal); bar.value = j.bytesDone;
                   text(status, j.summary);
                   if (j.done) {
                     if (j.report) { link.href = j.report; report.hidden = false; link.focus(); }
                   } else setTimeout(function () { follow(id); }, 300);
-                });
+                })
+                .catch(function (e) { text(status, "Progress not read: " + e.message); });
             }
+            var running = document.getElementById("batch-card").dataset.running;
+            if (running) follow(running);
           }
 
           var page = document.body.dataset.page;

@@ -65,7 +65,17 @@ extension ConsoleHandlers {
             )
         }
         let gray = buffer.getBytes(at: buffer.readerIndex, length: buffer.readableBytes) ?? []
-        guard let text = ConsoleFrameDecoder.decode(gray: gray, width: width, height: height).first else {
+        let texts: [String]
+        do {
+            texts = try await frames.run { ConsoleFrameDecoder.decode(gray: gray, width: width, height: height) }
+        } catch {
+            // Every decoder thread is busy and the line is full: this frame is dropped, as a camera
+            // drops frames; the page sends the next one.
+            var response = ConsoleResponses.json(["found": false, "busy": true], status: .tooManyRequests)
+            response.headers[.retryAfter] = "1"
+            return response
+        }
+        guard let text = texts.first else {
             return ConsoleResponses.json(["found": false])
         }
         var result = await bind(qr: text, fields: fields, session: session, context: context, via: "camera")

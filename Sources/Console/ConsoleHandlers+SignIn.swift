@@ -16,7 +16,7 @@ extension ConsoleHandlers {
     /// `GET /signin`: the form, with a fresh sign-in token in a cookie and in the form (a sign-in
     /// has no session yet, so its CSRF check is the double-submitted token).
     func signInPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
-        if sessions.session(for: request.cookies[Self.sessionCookie]?.value) != nil {
+        if try sessions.session(for: request.cookies[sessionCookie]?.value) != nil {
             return ConsoleResponses.redirect(to: "/")
         }
         return signInForm(name: "", flash: nil, status: .ok)
@@ -31,7 +31,7 @@ extension ConsoleHandlers {
         return ConsoleResponses.html(
             templates.render("signin", context),
             status: status,
-            headers: [.setCookie: cookie(Self.signInCookie, token, maxAge: 3600)]
+            headers: [.setCookie: cookie(signInCookie, token, maxAge: 3600)]
         )
     }
 
@@ -39,7 +39,8 @@ extension ConsoleHandlers {
     func signInSubmit(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let fields = try await form(request)
         let name = fields["name"] ?? ""
-        guard let sent = fields["csrf"], let expected = request.cookies[Self.signInCookie]?.value,
+        try checkOrigin(request)
+        guard let sent = fields["csrf"], let expected = request.cookies[signInCookie]?.value,
             ConsoleSecret.equal(sent, expected)
         else {
             try? registry.console.recordAction(
@@ -55,27 +56,39 @@ extension ConsoleHandlers {
                 status: .forbidden
             )
         }
-        let outcome = try signIn.attempt(
+        let outcome = try await signIn.attempt(
             name: name,
             password: fields["password"] ?? "",
             clientAddress: context.clientAddress
         )
         switch outcome {
         case .signedIn(let found):
-            let (value, _) = sessions.start(operator: found, clientAddress: context.clientAddress)
+            let (value, _) = try sessions.start(operator: found, clientAddress: context.clientAddress)
             var headers = HTTPFields()
-            headers.append(HTTPField(name: .setCookie, value: cookie(Self.sessionCookie, value)))
-            headers.append(HTTPField(name: .setCookie, value: cookie(Self.signInCookie, "", maxAge: 0)))
+            headers.append(HTTPField(name: .setCookie, value: cookie(sessionCookie, value)))
+            headers.append(HTTPField(name: .setCookie, value: cookie(signInCookie, "", maxAge: 0)))
             return ConsoleResponses.redirect(to: found.role >= .operator ? "/modems" : "/bind", headers: headers)
         case .refused:
             return signInForm(name: name, flash: "Wrong name or password.", status: .unauthorized)
         case .locked(let until):
-            return signInForm(
+            var response = signInForm(
                 name: name,
-                flash: "Too many failed sign-ins: locked until \(Self.date(until)) UTC. "
-                    + "An admin can lift it with `nbgw operators unlock NAME`.",
+                flash: "Too many failed sign-ins for this name from this address: locked until \(Self.date(until)) "
+                    + "UTC. An admin can lift it with `nbgw operators unlock NAME`.",
                 status: .tooManyRequests
             )
+            response.headers[.retryAfter] = String(
+                max(1, Int(until.timeIntervalSince(signIn.clock.now()).rounded(.up)))
+            )
+            return response
+        case .throttled(let wait):
+            var response = signInForm(
+                name: name,
+                flash: "Too many sign-ins at once: wait a few seconds and try again.",
+                status: .tooManyRequests
+            )
+            response.headers[.retryAfter] = String(max(1, Int(wait.inSeconds.rounded(.up))))
+            return response
         }
     }
 
@@ -83,11 +96,11 @@ extension ConsoleHandlers {
     func signOut(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .binder)
         try checkCSRF(request, session, form: try await form(request))
-        sessions.end(request.cookies[Self.sessionCookie]?.value)
+        try sessions.end(request.cookies[sessionCookie]?.value)
         audit("signout", session, context, code: "OK")
         return ConsoleResponses.redirect(
             to: "/signin",
-            headers: [.setCookie: cookie(Self.sessionCookie, "", maxAge: 0)]
+            headers: [.setCookie: cookie(sessionCookie, "", maxAge: 0)]
         )
     }
 

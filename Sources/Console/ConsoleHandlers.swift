@@ -5,6 +5,7 @@ import Hummingbird
 import Ingest
 import Logging
 import NBGWCore
+import PosixSupport
 import Provisioning
 import Registry
 
@@ -12,8 +13,11 @@ import Registry
 /// Every handler but the sign-in page's and the static files' starts with ``session(_:_:role:)``;
 /// every handler that changes something checks the CSRF token first (``checkCSRF(_:_:form:)``).
 struct ConsoleHandlers: Sendable {
-    static let sessionCookie = "nbgw_session"
-    static let signInCookie = "nbgw_signin"
+    /// The cookies' names: with `Secure`, the `__Host-` prefix (RFC 6265bis §4.1.3.2), so that
+    /// the browser takes them only over HTTPS, for this host alone and path `/` (a sibling host
+    /// or a plain-HTTP page cannot plant one).
+    var sessionCookie: String { configuration.secureCookies ? "__Host-nbgw_session" : "nbgw_session" }
+    var signInCookie: String { configuration.secureCookies ? "__Host-nbgw_signin" : "nbgw_signin" }
 
     let registry: Registry
     let cloud: any CloudService
@@ -23,6 +27,8 @@ struct ConsoleHandlers: Sendable {
     let templates: ConsoleTemplates
     let configuration: ConsoleConfiguration
     let batches: ConsoleBatches
+    /// Where camera frames are decoded (zbar): never on the cooperative pool.
+    let frames: BoundedWorkQueue
     let logger: Logger
 
     // MARK: Sessions and roles
@@ -34,7 +40,7 @@ struct ConsoleHandlers: Sendable {
         _ context: IngestRequestContext,
         role: ConsoleOperator.Role
     ) throws -> ConsoleSession {
-        guard let session = sessions.session(for: request.cookies[Self.sessionCookie]?.value) else {
+        guard let session = try sessions.session(for: request.cookies[sessionCookie]?.value) else {
             throw ConsoleFailure.signInNeeded
         }
         guard session.role >= role else {
@@ -47,18 +53,28 @@ struct ConsoleHandlers: Sendable {
     }
 
     /// Refuses a change without the session's CSRF token (form field `csrf` or header
-    /// `X-CSRF-Token`), or one whose `Origin` is not this server.
+    /// `X-CSRF-Token`), or one whose `Origin` is not this console's: scheme, host and port, against
+    /// ``ConsoleConfiguration/publicOrigin`` or else the listener's scheme and the request's host.
     func checkCSRF(_ request: Request, _ session: ConsoleSession, form: [String: String]) throws {
-        if let origin = request.headers[.origin], let host = request.head.authority {
-            let originHost = origin.split(separator: "/").dropFirst(1).first.map(String.init) ?? ""
-            guard origin != "null", originHost == host else {
-                throw ConsoleFailure.csrf("the request came from another site (\(origin)); nothing was changed")
-            }
-        }
+        try checkOrigin(request)
         let token = form["csrf"] ?? request.headers[HTTPField.Name("X-CSRF-Token")!]
         guard session.acceptsCSRF(token) else {
             throw ConsoleFailure.csrf(
                 "the form's security token is missing or stale; reload the page and try again (nothing was changed)"
+            )
+        }
+    }
+
+    /// The `Origin` check alone (sign-in has no session yet). No `Origin` passes: browsers send it
+    /// with every cross-site POST, and the token check follows.
+    func checkOrigin(_ request: Request) throws {
+        guard let origin = request.headers[.origin] else { return }
+        let expected =
+            configuration.publicOrigin
+            ?? request.head.authority.map { ConsoleConfiguration.normalizedOrigin("\(configuration.scheme)://\($0)") }
+        guard origin != "null", let expected, ConsoleConfiguration.normalizedOrigin(origin) == expected else {
+            throw ConsoleFailure.csrf(
+                "the request came from another site (\(origin.escapedForDisplay())); nothing was changed"
             )
         }
     }

@@ -15,9 +15,12 @@ where IngestInner.Context == IngestRequestContext, ConsoleInner.Context == Inges
     let console: ConsoleInner
     let templates: ConsoleTemplates
     let secure: Bool
+    let trustedProxies: Set<String>
     let logger: Logger
 
     public func respond(to request: Request, context: Context) async throws -> Response {
+        var context = context
+        context.resolveForwardedClient(request, trustedProxies: trustedProxies)
         let path = request.uri.path
         if path == "/v1" || path.hasPrefix("/v1/") {
             return try await ingest.respond(to: request, context: context)

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Ingest
 import Logging
+import PosixSupport
 import Provisioning
 import Registry
 
@@ -23,20 +24,25 @@ public enum ConsoleService {
         registry: Registry,
         cloud: any CloudService,
         cloudWait: Duration = BindingService.defaultCloudWait,
-        sessions: ConsoleSessions = ConsoleSessions(now: IngestConfiguration.uptime),
+        sessions: ConsoleSessions? = nil,
         signIn: ConsoleSignIn? = nil,
         logger: Logger
     ) -> Parts {
-        let batches = ConsoleBatches(directory: configuration.batchDirectory, registry: registry, cloud: cloud)
+        let sessions = sessions ?? ConsoleSessions(registry: registry, logger: logger)
+        let batches = ConsoleBatches(configuration: configuration, registry: registry, cloud: cloud, logger: logger)
         let handlers = ConsoleHandlers(
             registry: registry,
             cloud: cloud,
             service: BindingService(cloud: cloud, registry: registry, cloudWait: cloudWait, logger: logger),
             sessions: sessions,
-            signIn: signIn ?? ConsoleSignIn(registry: registry),
+            signIn: signIn ?? ConsoleSignIn(registry: registry, logger: logger),
             templates: ConsoleTemplates(),
             configuration: configuration,
             batches: batches,
+            // Why one thread and one waiting: zbar reads a 640-pixel frame in tens of milliseconds
+            // and a phone sends one frame at a time every 400 ms; beyond that, frames are dropped
+            // (429) rather than queued behind each other.
+            frames: BoundedWorkQueue(name: "nbgwd-frames", threads: 1, capacity: 1, niceSteps: 5),
             logger: logger
         )
         return Parts(sessions: sessions, batches: batches, handlers: handlers)
@@ -61,6 +67,7 @@ public enum ConsoleService {
         router.post("/batch") { try await handlers.batchUpload($0, $1) }
         router.get("/batch/{job}") { try await handlers.batchProgress($0, $1) }
         router.get("/batch/{job}/report.csv") { try await handlers.batchReport($0, $1) }
+        router.post("/batch/{job}/resume") { try await handlers.batchResume($0, $1) }
         router.get("/devices") { try await handlers.devicesPage($0, $1) }
         router.get("/bindings") { try await handlers.bindingsPage($0, $1) }
         router.get("/bindings/{deviceId}/unbind") { try await handlers.unbindConfirm($0, $1) }
@@ -91,12 +98,14 @@ public enum ConsoleService {
             console: router(parts.handlers).buildResponder(),
             templates: parts.handlers.templates,
             secure: parts.handlers.configuration.secureCookies,
+            trustedProxies: configuration.trustedProxies,
             logger: logger
         )
     }
 
     /// The ingest API and the console on one listener (nbgwd, `nbgw ingest serve`). Cookies are
-    /// `Secure` whenever the server speaks HTTPS or is reached through a TLS proxy (not loopback).
+    /// `Secure` (and `__Host-`) whenever the server speaks HTTPS or is reached through a TLS proxy
+    /// (a non-loopback listener, or an `https` public origin).
     public static func buildApplication(
         ingest configuration: IngestConfiguration,
         controlSocket: String?,
@@ -105,28 +114,22 @@ public enum ConsoleService {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ host: String, _ port: Int) async -> Void = { _, _ in }
     ) throws -> some ApplicationProtocol {
-        let console = ConsoleConfiguration(
-            secureCookies: configuration.tls != nil || !configuration.isLoopback,
-            controlSocket: controlSocket,
-            batchDirectory: ConsoleConfiguration.defaultBatchDirectory(storePath: registry.path),
-            bindTimeout: configuration.bindTimeout
-        )
         let parts = parts(
-            configuration: console,
+            configuration: Self.configuration(
+                ingest: configuration,
+                controlSocket: controlSocket,
+                storePath: registry.path
+            ),
             registry: registry,
             cloud: cloud,
             cloudWait: configuration.cloudWait,
             logger: logger
         )
-        return try IngestService.buildApplication(
-            configuration: configuration,
-            responder: buildResponder(
-                ingest: configuration,
-                parts: parts,
-                registry: registry,
-                cloud: cloud,
-                logger: logger
-            ),
+        return try buildApplication(
+            ingest: configuration,
+            parts: parts,
+            registry: registry,
+            cloud: cloud,
             logger: logger,
             onServerRunning: onServerRunning
         )

@@ -186,7 +186,7 @@ public struct ConsoleTemplates: Sendable {
         <form id="batch-form" class="card" method="post" action="/batch">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <p class="hint">A CSV with a <code>qr</code> column, and <code>account</code> and <code>home</code> columns or the defaults below
-        (the rules of <code>nbgw bind --csv</code>).</p>
+        (the rules of <code>nbgw bind --csv</code>). {{limits}}</p>
         <p><label for="file">CSV file</label><input id="file" name="file" type="file" accept=".csv,text/csv" required></p>
         <p><label for="account">Default account</label>
         <select id="account" name="account"><option value="">(from the file)</option>{{#accounts}}<option>{{name}}</option>{{/accounts}}</select></p>
@@ -194,15 +194,18 @@ public struct ConsoleTemplates: Sendable {
         <select id="home" name="home"><option value="">(from the file)</option>{{#homes}}<option>{{name}}</option>{{/homes}}</select></p>
         <p><button type="submit" id="batch-upload">Upload and bind</button></p>
         </form>
-        <section class="card" aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>
+        <section class="card" aria-labelledby="progress-h" id="batch-card" data-running="{{running}}"><h2 id="progress-h">Progress</h2>
         <p><label for="batch-progress">Rows</label> <progress id="batch-progress" max="100" value="0"></progress></p>
         <p id="batch-status" role="status" aria-live="polite">{{status}}</p>
         <p id="batch-report" hidden><a id="batch-report-link" href="#">Download the report (CSV)</a></p>
         </section>
-        <section aria-labelledby="jobs-h"><h2 id="jobs-h">This session's batches</h2>
-        <div class="scroll"><table><thead><tr><th scope="col">Batch</th><th scope="col">File</th><th scope="col">Rows</th>
+        <section aria-labelledby="jobs-h"><h2 id="jobs-h">Batches</h2>
+        <div class="scroll"><table><thead><tr><th scope="col">Batch</th><th scope="col">File</th><th scope="col">By</th>
+        <th scope="col">Started</th><th scope="col">State</th><th scope="col">Rows</th>
         <th scope="col">Bound</th><th scope="col">Unchanged</th><th scope="col">Failed</th><th scope="col">Report</th></tr></thead>
-        <tbody>{{#jobs}}<tr><td>{{id}}</td><td>{{name}}</td><td>{{rows}}</td><td>{{bound}}</td><td>{{unchanged}}</td>
+        <tbody>{{#jobs}}<tr><td>{{id}}</td><td>{{name}}</td><td>{{operator}}</td><td>{{started}}</td><td>{{state}}
+        {{#resume}}<form class="inline" method="post" action="{{resume}}"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Resume</button></form>{{/resume}}</td><td>{{rows}}</td><td>{{bound}}</td><td>{{unchanged}}</td>
         <td>{{failed}}</td><td>{{#report}}<a href="{{report}}">report</a>{{/report}}</td></tr>{{/jobs}}</tbody></table></div>
         </section>
         {{>footer}}

@@ -23,8 +23,8 @@ import Foundation
 public enum ControlProtocol {
     /// The version this build speaks.
     public static let version = 1
-    /// Where `nbgwd` listens unless `[control] socket` says otherwise (systemd's
-    /// `RuntimeDirectory=nbgw`).
+    /// Where `nbgwd` listens unless `[control] socket` says otherwise (`/run/nbgw`, which the
+    /// package's tmpfiles.d makes in the operators' group).
     public static let defaultSocketPath = "/run/nbgw/control.sock"
     /// The longest line either side accepts. Why 64 KiB: the largest message is a modem list of a
     /// few hundred modules (about 300 bytes each); AT answers are capped by the session.

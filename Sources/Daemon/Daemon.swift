@@ -8,6 +8,7 @@ import Gateway
 import Ingest
 import Logging
 import NBGWCore
+import PosixSupport
 import Prometheus
 import Provisioning
 import Registry
@@ -25,7 +26,9 @@ import Glibc
 /// 1. `gateway`: discovery (static `[[ports]]`, then udev) feeding one supervisor per port;
 ///    `hooks` (``HookService``, when `[hooks] directory` is set) runs after it on its state changes;
 /// 2. `metrics`: `/metrics` and `/healthz` on their own loopback port;
-/// 3. `ingest`: the QR ingest API, when `[ingest] enabled`;
+/// 3. `ingest`: the QR ingest API and the web console, when `[ingest] enabled`, then
+///    `console-batches` (``ConsoleBatchService``): the console's CSV batches, swept, and stopped at a
+///    chunk boundary before anything else stops;
 /// 4. `cloud-outbox`: the outbox drainer, with a cloud that syncs (every one but the embedded);
 /// 5. `control`: the control socket (`[control]`), operators' commands on one modem;
 /// 6. `reload`: SIGHUP (`systemctl reload nbgwd`) re-reads the config's SIM PINs;
@@ -74,6 +77,11 @@ public struct Daemon: Sendable {
         self.overrides = overrides
     }
 
+    /// The soft descriptor limit the daemon raises itself to (within the hard limit): the unit's
+    /// `LimitNOFILE=`. Why 4,096: 128 modules take about 3 descriptors each, the store a few, the
+    /// listeners at most 512 + 64 + 68; four thousand leaves the reserve large.
+    static let descriptorTarget = 4096
+
     /// Runs until SIGTERM/SIGINT (or a failure) and says how it ended.
     public func run() async -> DaemonOutcome {
         let started = ContinuousClock.now
@@ -89,6 +97,20 @@ public struct Daemon: Sendable {
         // The TLS files first: a wrong certificate or key stops the start before anything is opened.
         var ingest = configuration.ingest.ingestConfiguration
         ingest.cloudWait = configuration.cloud.syncWait
+        // Half the descriptors at most for the listener's clients; the rest is the daemon's reserve
+        // (store, serial ports, udev, control socket, metrics, systemd's socket), whatever arrives.
+        let descriptors = Posix.raiseDescriptorLimit(toAtMost: Self.descriptorTarget)
+        ingest.connectionLimits = ingest.connectionLimits.capped(toDescriptorLimit: descriptors.soft)
+        if configuration.ingest.enabled, ingest.connectionLimits.maxConnections < configuration.ingest.maxConnections {
+            logger.warning(
+                "ingest max_connections lowered to half the descriptor limit",
+                metadata: [
+                    "configured": "\(configuration.ingest.maxConnections)",
+                    "effective": "\(ingest.connectionLimits.maxConnections)", "RLIMIT_NOFILE": "\(descriptors.soft)",
+                    "fix": "raise LimitNOFILE= (the unit sets 4096)",
+                ]
+            )
+        }
         if configuration.ingest.enabled {
             do {
                 ingest.tls = try configuration.ingest.loadTLS()
@@ -120,9 +142,23 @@ public struct Daemon: Sendable {
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
         }
+        let secretsKey: SecretsKeyAccess
+        do {
+            secretsKey = try SecretsKeySource.resolve(
+                explicit: configuration.store.secretsKey,
+                environment: environment
+            )
+        } catch {
+            let problem = DaemonConfigurationError(file: configurationFile, key: "store.secrets_key", error.message)
+            return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+        }
         let registry: Registry
         do {
-            registry = try Registry(path: path, access: group.map { .shared(group: $0) } ?? .ownerOnly)
+            registry = try Registry(
+                path: path,
+                access: group.map { .shared(group: $0) } ?? .ownerOnly,
+                secretsKey: secretsKey
+            )
             let stale = try registry.modems.markAllAbsent()
             if stale > 0 {
                 logger.info("marked modem rows of the previous run absent", metadata: ["rows": "\(stale)"])
@@ -136,6 +172,10 @@ public struct Daemon: Sendable {
             cloud = try CloudCatalogue.make(configuration.cloud.selection, environment: environment, logger: logger)
         } catch {
             return .startFailed(message: error.description, exitCode: DaemonConfigurationError.exitCode)
+        }
+        if let failure = sealCredentials(registry, cloud: cloud) {
+            await cloud.shutdown()
+            return failure
         }
 
         var discovery: UdevDiscovery?
@@ -281,11 +321,24 @@ public struct Daemon: Sendable {
         }
         if configuration.ingest.enabled {
             let application: any Service
+            var console = ConsoleService.configuration(
+                ingest: ingest,
+                controlSocket: controlSocket,
+                storePath: registry.path
+            )
+            configuration.console.apply(to: &console)
+            let consoleParts = ConsoleService.parts(
+                configuration: console,
+                registry: registry,
+                cloud: cloud,
+                cloudWait: ingest.cloudWait,
+                logger: logger
+            )
             do {
                 // The API and the web console on one listener (docs/console.md).
                 application = try ConsoleService.buildApplication(
                     ingest: ingest,
-                    controlSocket: controlSocket,
+                    parts: consoleParts,
                     registry: registry,
                     cloud: cloud,
                     logger: logger
@@ -300,6 +353,12 @@ public struct Daemon: Sendable {
                 )
             }
             services.append(("ingest", application))
+            // After the listener, so stopped before it and before the gateway (graceful shutdown runs
+            // in reverse): a running batch stops at a chunk boundary first, and its chunk writes never
+            // hold up the gateway's last ones (docs/console.md, "Batches").
+            services.append(
+                ("console-batches", ConsoleBatchService(batches: consoleParts.batches, clock: ContinuousClock()))
+            )
         }
         if cloud.syncsBindings {
             let drainer = OutboxDrainer(registry: registry, cloud: cloud, logger: logger)
@@ -376,15 +435,65 @@ public struct Daemon: Sendable {
         return outcome
     }
 
+    /// The modules' credentials at start (docs/operations.md, "Module credentials"): with the
+    /// secrets key, those an older nbgw wrote in clear are sealed now and those sealed under
+    /// another key are named in the log; without it, a cloud that needs them (Kii) stops the start
+    /// (no module could be registered or bound), and any other only says what is left in clear.
+    func sealCredentials(_ registry: Registry, cloud: any CloudService) -> DaemonOutcome? {
+        guard registry.secretsKey.key != nil else {
+            if cloud.wantsModuleSecret {
+                let problem = DaemonConfigurationError(
+                    file: configurationFile,
+                    key: "store.secrets_key",
+                    "cloud mode \(configuration.cloud.mode) keeps each module's password and token sealed under the "
+                        + "store's secrets key, and nbgwd has none (\(registry.secretsKey)): run it from the packaged "
+                        + "unit (LoadCredential=\(SecretsKeySource.credentialName):\(SecretsKeySource.packagedPath)), "
+                        + "or set [store] secrets_key to a key file only nbgwd's user can read"
+                )
+                return .startFailed(message: problem.description, exitCode: DaemonConfigurationError.exitCode)
+            }
+            if let sealing = try? registry.directory.credentialSealing(), sealing.inClear > 0 {
+                logger.warning(
+                    "module credentials stored in clear: give nbgwd the secrets key to seal them (docs/operations.md)",
+                    metadata: ["values": "\(sealing.inClear)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+            return nil
+        }
+        // Its id only: which key this daemon holds, for comparing with a credential's.
+        logger.info("module credentials sealed under \(registry.secretsKey)")
+        do {
+            let (sealed, after) = try registry.directory.sealCredentialsInClear()
+            if sealed > 0 {
+                logger.notice(
+                    "sealed the module credentials an older nbgw stored in clear",
+                    metadata: ["values": "\(sealed)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+            for (imei, id) in after.underOtherKeys.sorted(by: { $0.key < $1.key }) {
+                logger.error(
+                    "module credential sealed under another secrets key: no cloud work for it until nbgwd has that key",
+                    metadata: ["imei": "\(imei)", "sealed_under": "\(id)", "secrets_key": "\(registry.secretsKey)"]
+                )
+            }
+        } catch {
+            logger.error(
+                "cannot seal the module credentials stored in clear: \(error.message)",
+                metadata: ["code": "\(error.code.rawValue)"]
+            )
+        }
+        return nil
+    }
+
     /// Where the control socket listens, or nil when it is off (or its default directory does not
-    /// exist: a daemon run by hand without the unit's `RuntimeDirectory=`, said in the log).
+    /// exist: a daemon run by hand where the package's tmpfiles.d did not make it, said in the log).
     func controlSocketPath() -> String? {
         guard configuration.control.enabled else { return nil }
         let socket = configuration.control.socket ?? ControlProtocol.defaultSocketPath
         let directory = (socket as NSString).deletingLastPathComponent
         if configuration.control.socket == nil, !FileManager.default.fileExists(atPath: directory) {
             let message =
-                "no control socket: \(directory) does not exist (the unit's RuntimeDirectory=nbgw makes it); set "
+                "no control socket: \(directory) does not exist (the package's tmpfiles.d makes it); set "
                 + "[control] socket (or --control PATH) to serve `nbgw at`, `nbgw modem reset` and `nbgw modems --watch`"
             logger.warning("\(message)")
             return nil

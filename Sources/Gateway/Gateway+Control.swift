@@ -49,8 +49,8 @@ extension Gateway {
     /// Sends `command` on the supervised modem's own AT session: queued behind the supervisor's
     /// command in flight, never interleaved with it (``ATSession`` sends one command at a time), with
     /// the URCs the module sent while it ran. A command that would break the supervisor's view
-    /// (``SupervisedCommandPolicy``) is refused unless `force`; forced, it runs and the module is
-    /// probed afresh (`reprobing` is true).
+    /// (``SupervisedCommandPolicy``), or a line the policy cannot read, is refused unless `force`;
+    /// forced, it runs and the module is probed afresh (`reprobing` is true).
     ///
     /// - Throws: `UNKNOWN_MODEM`; `MODEM_BUSY` when the supervisor has no session open (probing,
     ///   waiting out a backoff, released, given up): the message says what it is doing;

@@ -15,6 +15,7 @@ public enum IngestAPIKeys {
         public var prefix: String
         public var key: String
         public var createdAt: Date
+        public var scope: Registry.APIKey.Scope
     }
 
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
@@ -22,15 +23,19 @@ public enum IngestAPIKeys {
     static let keyLength = 13 + 1 + 43
 
     /// Creates and stores a key named `name`; returns the plaintext (once).
-    public static func create(name: String, registry: Registry) throws(NBGWError) -> Created {
+    public static func create(
+        name: String,
+        scope: Registry.APIKey.Scope = .full,
+        registry: Registry
+    ) throws(NBGWError) -> Created {
         var generator = SystemRandomNumberGenerator()
         func random(_ count: Int) -> String {
             String(decoding: (0..<count).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
         }
         let prefix = "nbgw_" + random(8)
         let key = prefix + "_" + random(43)
-        let record = try registry.apiKeys.create(name: name, prefix: prefix, keyHash: digest(key))
-        return Created(name: record.name, prefix: prefix, key: key, createdAt: record.createdAt)
+        let record = try registry.apiKeys.create(name: name, prefix: prefix, keyHash: digest(key), scope: scope)
+        return Created(name: record.name, prefix: prefix, key: key, createdAt: record.createdAt, scope: record.scope)
     }
 
     /// The live key `presented` is, or nil (malformed, unknown, wrong secret, revoked).

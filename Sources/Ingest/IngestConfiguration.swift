@@ -46,6 +46,21 @@ public struct IngestConfiguration: Sendable {
     /// The certificate and key to serve HTTPS with (``IngestTLS/load(certificate:key:)``); nil
     /// serves plain HTTP.
     public var tls: IngestTLS?
+    /// What clients may hold of the listener (connections, idle time, slow bodies and readers).
+    public var connectionLimits = IngestConnectionLimits()
+    /// The listener's open connections, for whoever reports them (metrics, tests).
+    public var connectionCount = ListenerConnectionBudget.Count()
+    /// Where the listener records its connections (per client, idle or busy); nil: one made from
+    /// ``connectionLimits`` and ``trustedProxies``. Set to read what it holds (tests, metrics).
+    public var connectionTable: ListenerConnectionTable?
+    /// The origin browsers reach the listener at when a TLS-terminating proxy is in front
+    /// (`https://gw.example`): cookies are then `Secure` with the `__Host-` prefix, and the console
+    /// takes changes only from this origin.
+    public var publicOrigin: String?
+    /// Proxies whose `X-Forwarded-For` is believed (IP addresses, as the peer's address reads): the
+    /// client's address in the trail is then the one the proxy saw, and the proxy's connections are
+    /// not capped per client. Empty: the header is ignored.
+    public var trustedProxies: Set<String> = []
 
     public init(
         host: String = "127.0.0.1",

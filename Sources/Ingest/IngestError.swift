@@ -43,8 +43,11 @@ public struct IngestError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Codes of the operator's tools around the daemon (its control socket, the CLI finding the
     /// store), which the ingest API never answers with: it opens its own store and talks to no daemon.
+    /// Nor with the secrets key's: a bind commits locally whatever they say, and a credential this
+    /// process cannot open only leaves the bind's cloud work queued (`cloudSync: queued`).
     static let operatorOnly: Set<ErrorCode> = [
-        .storeNotFound, .unknownModem, .modemBusy, .commandRefused, .daemonNotRunning,
+        .storeNotFound, .unknownModem, .modemBusy, .commandRefused, .daemonNotRunning, .secretsKeyMissing,
+        .secretsKeyMismatch,
     ]
 
     static func invalid(_ message: String) -> IngestError {

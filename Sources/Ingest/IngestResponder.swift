@@ -17,13 +17,17 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
     let registry: Registry
     let rateLimiter: TokenBucketRateLimiter?
     let usage: APIKeyUsage
+    let trustedProxies: Set<String>
     let logger: Logger
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         var context = context
+        context.resolveForwardedClient(request, trustedProxies: trustedProxies)
         do {
-            let key = try authenticate(request)
+            let found = try authenticate(request)
+            let key = found.name
             context.apiKeyName = key
+            context.apiKeyScope = found.scope.rawValue
             if let rateLimiter, let wait = rateLimiter.acquire(key) {
                 let seconds = max(1, Int((Double(wait.components.seconds) + 0.999).rounded(.down)))
                 throw IngestError(
@@ -33,7 +37,14 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
                     retryAfterSeconds: seconds
                 )
             }
-            try IngestResponder.checkRoute(request)
+            let route = try IngestResponder.checkRoute(request)
+            if found.scope == .bind, !IngestService.bindScopeRoutes.contains(route) {
+                throw IngestError(
+                    .permissionDenied,
+                    "API key \(key) has scope bind: it parses QR codes, binds and reads pairing results only; "
+                        + "\(route) needs a key of scope full (`nbgw apikeys create --name NAME --scope full`)"
+                )
+            }
             return try await inner.respond(to: request, context: context)
         } catch {
             let mapped = IngestResponder.map(error, request: request)
@@ -50,8 +61,8 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
         }
     }
 
-    /// The API key's name, or 401. The key itself is never logged or echoed.
-    func authenticate(_ request: Request) throws -> String {
+    /// The API key, or 401. The key itself is never logged or echoed.
+    func authenticate(_ request: Request) throws -> Registry.APIKey {
         guard let header = request.headers[.authorization] else {
             throw IngestError(
                 .unauthenticated,
@@ -70,13 +81,14 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
             )
         }
         usage.touch(key.name, registry: registry, logger: logger)
-        return key.name
+        return key
     }
 
     /// 404 for a path no route has, 405 for a known path with another method, with the `Allow`
     /// header listing the methods it takes (RFC 9110 §15.5.6). (Hummingbird's router answers both
     /// with its own 404 body; the ingest API answers with its error body.)
-    static func checkRoute(_ request: Request) throws {
+    @discardableResult
+    static func checkRoute(_ request: Request) throws -> IngestService.Route {
         let segments = request.uri.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         let matching = IngestService.routeTemplates.filter { template in
             template.segments.count == segments.count
@@ -88,16 +100,17 @@ public struct IngestResponder<Inner: HTTPResponder>: HTTPResponder where Inner.C
                 "no route \(request.method) \(request.uri.path.escapedForDisplay()); see docs/ingest-api.yaml"
             )
         }
-        if !matching.contains(where: { $0.method == request.method.rawValue }) {
-            let allowed = matching.map(\.method)
-            var error = IngestError(
-                .methodNotAllowed,
-                "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
-                    + allowed.joined(separator: ", ") + " (docs/ingest-api.yaml)"
-            )
-            error.allow = allowed
-            throw error
+        if let route = matching.first(where: { $0.method == request.method.rawValue })?.route {
+            return route
         }
+        let allowed = matching.map(\.method)
+        var error = IngestError(
+            .methodNotAllowed,
+            "\(request.uri.path.escapedForDisplay()) does not take \(request.method); it takes "
+                + allowed.joined(separator: ", ") + " (docs/ingest-api.yaml)"
+        )
+        error.allow = allowed
+        throw error
     }
 
     static func map(_ error: any Error, request: Request) -> IngestError {

@@ -1,6 +1,7 @@
 import Cloud
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import Provisioning
@@ -38,11 +39,20 @@ public enum IngestService {
         Route(method: "POST", path: "/v1/noop"),
     ]
 
+    /// What a key of scope `bind` may call: a scanner's or a station's whole job, and nothing that
+    /// reads what others bound or undoes it.
+    public static let bindScopeRoutes: Set<Route> = [
+        Route(method: "POST", path: "/v1/qr/parse"),
+        Route(method: "POST", path: "/v1/bindings"),
+        Route(method: "GET", path: "/v1/pairing-tokens/{token}"),
+        Route(method: "POST", path: "/v1/noop"),
+    ]
+
     /// The routes split into path segments once; a parameter (`{deviceId}`) is an empty segment,
     /// which matches any non-empty one (404/405 checks on every request).
-    static let routeTemplates: [(method: String, segments: [Substring])] = routes.map { route in
+    static let routeTemplates: [(route: Route, method: String, segments: [Substring])] = routes.map { route in
         let segments = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        return (route.method, segments.map { $0.hasPrefix("{") ? "" : $0 })
+        return (route, route.method, segments.map { $0.hasPrefix("{") ? "" : $0 })
     }
 
     /// Builds the application: routes, authentication, rate limit and error bodies; HTTPS when
@@ -85,18 +95,41 @@ public enum IngestService {
             metadata["tls.notValidAfter"] = "\(tls.notValidAfter.formatted(.iso8601))"
         }
         let listening = metadata
+        let limits = configuration.connectionLimits
+        let table =
+            configuration.connectionTable
+            ?? ListenerConnectionTable(
+                limitPerClient: limits.maxConnectionsPerClient,
+                evictAbove: limits.evictIdleAbove,
+                exempt: configuration.trustedProxies
+            )
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [IngestConnectionGuard(limits: limits, table: table, logger: logger)],
+            idleTimeout: .init(limits.idleTimeout)
+        )
         return Application(
             responder: responder,
-            server: try configuration.tls.map { try .tls(.http1(), tlsConfiguration: $0.serverConfiguration) }
-                ?? .http1(),
+            server: try configuration.tls.map {
+                try .tls(.http1(configuration: http1), tlsConfiguration: $0.serverConfiguration)
+            }
+                ?? .http1(configuration: http1),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
-                serverName: configuration.serverName
+                serverName: configuration.serverName,
+                backlog: limits.backlog,
+                // Past it, the listener stops accepting until a connection closes: waiting clients sit
+                // in the kernel's backlog and hold none of the daemon's descriptors.
+                availableConnectionsDelegate: ListenerConnectionBudget(
+                    limit: limits.maxConnections,
+                    count: configuration.connectionCount
+                )
             ),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 var metadata = listening
                 metadata["port"] = "\(port)"
+                metadata["maxConnections"] = "\(limits.maxConnections)"
+                metadata["maxConnectionsPerClient"] = "\(limits.maxConnectionsPerClient)"
                 logger.notice("ingest API listening", metadata: metadata)
                 await onServerRunning(configuration.host, port)
             },
@@ -158,6 +191,7 @@ public enum IngestService {
                 )
             },
             usage: APIKeyUsage(),
+            trustedProxies: configuration.trustedProxies,
             logger: logger
         )
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NBGWCore
 import NIOSSL
 
 #if canImport(Glibc)
@@ -42,11 +43,13 @@ public struct IngestTLS: Sendable {
     ///
     /// - Parameters:
     ///   - certificatePath: a PEM file with the certificate chain, leaf first.
-    ///   - keyPath: a PEM file with the leaf's private key, unencrypted, not readable by other
-    ///     users (mode 600, or 640 with the group of the user running nbgw).
+    ///   - keyPath: a PEM file with the leaf's private key, unencrypted, that nobody but root, the
+    ///     user running nbgw and that user's own primary group can read (``NBGWCore/SecretFileAccess``):
+    ///     mode 600 or 400, or handed to nbgwd by systemd's `LoadCredential=`.
     /// - Throws: ``IngestTLSError`` naming the file: missing or unreadable, not PEM, no
-    ///   certificate, no or an encrypted private key, a key readable by other users, or a key that
-    ///   does not match the certificate.
+    ///   certificate, no or an encrypted private key, a key another user owns or others can read
+    ///   (every user, or a group other than the reader's own, such as the operators' `nbgw`), or a
+    ///   key that does not match the certificate.
     public static func load(
         certificate certificatePath: String,
         key keyPath: String
@@ -54,19 +57,21 @@ public struct IngestTLS: Sendable {
         -> IngestTLS
     {
         let (certificateBytes, _) = try readFile(certificatePath, .certificate)
-        let (keyBytes, keyMode) = try readFile(keyPath, .key)
+        let (keyBytes, keyAccess) = try readFile(keyPath, .key)
         // Contents before permissions: two swapped files are named as swapped, not as a
         // certificate "key" that others can read.
         let chain = try parseCertificates(certificateBytes, path: certificatePath)
         let key = try parsePrivateKey(keyBytes, path: keyPath)
-        // Why "others" only: the systemd unit runs nbgwd as user nbgw, so root:nbgw 0640 is the
-        // usual way to let it read a key root owns; every user on the machine is never right.
-        if keyMode & 0o004 != 0 {
+        // Why a group other than the reader's own is refused too: the unit runs nbgwd in a group of
+        // its own (nbgwd), so a key in the operators' group nbgw that the group may read is every
+        // operator's (the documented root:nbgw 0640 of earlier versions); every user is never right.
+        if let keyAccess {
             throw IngestTLSError(
                 file: .key,
                 path: keyPath,
-                message: "TLS private key \(keyPath) is readable by every user on this machine (mode "
-                    + "\(String(keyMode & 0o777, radix: 8))): chmod 600 \(keyPath)"
+                message:
+                    "TLS private key \(keyPath) \(keyAccess): chmod 600 \(keyPath) owned by the user running nbgw, "
+                    + "or, for nbgwd, root:root 0600 handed to it by LoadCredential= (docs/ingest.md, \"TLS\")"
             )
         }
         let tls = IngestTLS(
@@ -106,12 +111,13 @@ public struct IngestTLS: Sendable {
         file == .certificate ? "TLS certificate" : "TLS private key"
     }
 
-    /// The file's bytes and its mode (of the file read, not of a path that may change meanwhile).
+    /// The file's bytes and, for the key, who else may read it (``NBGWCore/SecretFileAccess``, of the
+    /// file read, not of a path that may change meanwhile).
     private static func readFile(
         _ path: String,
         _ file: IngestTLSError.File
     ) throws(IngestTLSError) -> (
-        bytes: [UInt8], mode: mode_t
+        bytes: [UInt8], access: String?
     ) {
         func failure(_ message: String) -> IngestTLSError {
             IngestTLSError(file: file, path: path, message: "\(noun(file)) \(path) \(message)")
@@ -126,7 +132,7 @@ public struct IngestTLS: Sendable {
             case EACCES:
                 throw failure(
                     "cannot be read (permission denied): give the user running nbgw read access (for the key: "
-                        + "chmod 600 and that user as owner, or chmod 640 and its group)"
+                        + "chmod 600 and that user as owner, or root:root 0600 handed to nbgwd by LoadCredential=)"
                 )
             default:
                 throw failure("cannot be opened: \(String(cString: strerror(code)))")
@@ -154,7 +160,8 @@ public struct IngestTLS: Sendable {
             if count == 0 { break }
             filled += count
         }
-        return (Array(bytes[..<filled]), info.st_mode)
+        let access = file == .key ? SecretFileAccess.problem(descriptor: descriptor, info: info) : nil
+        return (Array(bytes[..<filled]), access)
     }
 
     private static func parseCertificates(_ bytes: [UInt8], path: String) throws(IngestTLSError) -> [NIOSSLCertificate]

@@ -54,6 +54,14 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case commandRefused = "COMMAND_REFUSED"
     /// No daemon answers on the control socket.
     case daemonNotRunning = "DAEMON_NOT_RUNNING"
+    // The modules' credentials, sealed in the store under the secrets key (docs/operations.md,
+    // "Module credentials").
+    /// This process holds no secrets key (an operator's CLI): the work that needs a module's
+    /// credential is left queued for the daemon, which holds it.
+    case secretsKeyMissing = "SECRETS_KEY_MISSING"
+    /// A module credential does not open with the key this process holds (sealed under another
+    /// key, or altered in the store).
+    case secretsKeyMismatch = "SECRETS_KEY_MISMATCH"
 
     /// The process exit status `nbgw` uses for this code. 0 is success, 1 is reserved for
     /// "some rows failed" in batch commands, 64 for usage errors (argument parsing), 78 for the
@@ -95,6 +103,9 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
         case .modemBusy: 54
         case .commandRefused: 55
         case .daemonNotRunning: 56
+        // Beside the store's 70 and 71.
+        case .secretsKeyMissing: 72
+        case .secretsKeyMismatch: 73
         }
     }
 
@@ -112,8 +123,8 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
         case .tokenExpired: 410
         case .payloadTooLarge: 413
         case .rateLimited: 429
-        case .timeout, .storeUnavailable, .storeNotFound, .daemonNotRunning: 503
-        case .internalError: 500
+        case .timeout, .storeUnavailable, .storeNotFound, .daemonNotRunning, .secretsKeyMissing: 503
+        case .internalError, .secretsKeyMismatch: 500
         }
     }
 }

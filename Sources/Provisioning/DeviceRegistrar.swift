@@ -75,6 +75,13 @@ public struct DeviceRegistrar: Sendable {
             ),
             supersedeUnfinished: true
         )
+        guard sender.canSend else {
+            throw NBGWError(
+                .secretsKeyMissing,
+                "the registration of IMEI \(identity.imei) is queued (outbox row #\(entry.id)); the daemon sends it: "
+                    + sender.credentialsUnavailable("IMEI \(identity.imei)")
+            )
+        }
         guard let claimed = try registry.outbox.claim(id: entry.id, owner: sender.owner, lease: sender.lease) else {
             throw NBGWError(
                 .timeout,
@@ -92,7 +99,7 @@ public struct DeviceRegistrar: Sendable {
             )
         case .done:
             throw NBGWError(.internalError, "outbox row #\(entry.id) was not a registration")
-        case .rescheduled(let error), .stopped(let error):
+        case .rescheduled(let error), .stopped(let error), .leftForDaemon(let error):
             throw NBGWError(
                 error.code,
                 error.message + "; the registration of IMEI \(identity.imei) is queued (outbox row #\(entry.id))"

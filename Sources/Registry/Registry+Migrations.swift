@@ -7,7 +7,7 @@ extension Registry {
     /// wrong type is an error, not a silent conversion.
     ///
     /// Each migration's SQL is in its own file, named by version: `Schema/Migration01+Foundation.swift`
-    /// to `Schema/Migration12+LeanBatch.swift`. The identifiers registered here are what a
+    /// to `Schema/Migration13+SessionsAndScopes.swift`. The identifiers registered here are what a
     /// store records in `grdb_migrations`: never rename one, or existing stores run it again.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -31,6 +31,7 @@ extension Registry {
         migrator.registerMigration("v10-label-prints") { db in try db.execute(sql: v10LabelPrints) }
         migrator.registerMigration("v11-console-operators") { db in try db.execute(sql: v11ConsoleOperators) }
         migrator.registerMigration("v12-lean-batch") { db in try migrateToLeanBatch(db) }
+        migrator.registerMigration("v13-sessions-and-scopes") { db in try db.execute(sql: v13SessionsAndScopes) }
         return migrator
     }
 }

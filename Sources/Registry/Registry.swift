@@ -27,6 +27,9 @@ public final class Registry: Sendable {
     let bindQueue = BindQueue()
     /// The API key lookup's own connection (``APIKeys-swift.struct/verify(prefix:keyHash:)``).
     let keyReader: APIKeyReader
+    /// The key the modules' credentials are sealed under, or why this process has none
+    /// (``Directory-swift.struct/moduleSecret(imei:)``).
+    public let secretsKey: SecretsKeyAccess
 
     /// sqlite3_config's result for turning SQLite's memory statistics off, applied when the program
     /// loaded (CSQLiteSettings says why then and why off): SQLITE_OK, or SQLITE_MISUSE when SQLite
@@ -56,12 +59,16 @@ public final class Registry: Sendable {
     ///   - access: create a missing store owner-only (the default), only open an existing one (the
     ///     CLI's read commands: `STORE_NOT_FOUND`, `PERMISSION_DENIED`), or share it with a group (the
     ///     daemon): ``StoreFileAccess``.
+    ///   - secretsKey: the key the modules' credentials are sealed under (the daemon's), or why this
+    ///     process has none: then everything but those credentials works, and reading or writing one
+    ///     is `SECRETS_KEY_MISSING` (docs/operations.md, "Module credentials").
     public init(
         path: String,
         clock: any WallClock = SystemWallClock(),
         busyTimeout: Duration = .seconds(10),
         walCheckpointing: WALCheckpointing = .automatic,
-        access: StoreFileAccess = .ownerOnly
+        access: StoreFileAccess = .ownerOnly,
+        secretsKey: SecretsKeyAccess = .none
     )
         throws(NBGWError)
     {
@@ -70,6 +77,7 @@ public final class Registry: Sendable {
         self.path = path
         self.clock = clock
         self.busyTimeout = busyTimeout
+        self.secretsKey = secretsKey
         self.checkpointer = BackgroundCheckpointer(path: path)
         self.keyReader = APIKeyReader(path: path, busyTimeout: busyTimeout)
         do {

@@ -2,18 +2,20 @@
 ///
 /// Two callers, two rules, one answer on a gateway installed as documented:
 /// - the daemon (``resolve(explicit:environment:)`` after its own `--db`, `$NBGW_DB` and `[store] path`):
-///   `$STATE_DIRECTORY/nbgw.sqlite` under systemd (`StateDirectory=nbgw` → `/var/lib/nbgw/nbgw.sqlite`),
+///   `$STATE_DIRECTORY/nbgw.sqlite` under systemd (the unit sets `/var/lib/nbgw` →
+///   `/var/lib/nbgw/nbgw.sqlite`),
 ///   else the per-user XDG default;
 /// - the CLI (``locate(explicit:environment:daemonConfig:systemStoreExists:)``): `--db` > `$NBGW_DB` >
 ///   the daemon's config `[store] path` > ``systemPath`` when it exists > the per-user XDG default.
 ///
 /// docs/cli.md, "The store", says the same for operators.
 public enum RegistryLocation {
-    /// The store of a gateway installed with the shipped unit (`StateDirectory=nbgw`).
+    /// The store of a gateway installed with the shipped unit (`STATE_DIRECTORY=/var/lib/nbgw`).
     public static let systemPath = "/var/lib/nbgw/nbgw.sqlite"
 
     /// The daemon's default when nothing names a store: `$STATE_DIRECTORY/nbgw.sqlite` (systemd's
-    /// `StateDirectory=`; the first entry when it lists several), else `--db`/`$NBGW_DB` as given,
+    /// `StateDirectory=`, or the unit's `Environment=`; the first entry when it lists several), else
+    /// `--db`/`$NBGW_DB` as given,
     /// else ``userDefault(environment:)``. Libraries never read process state: the caller passes it.
     public static func resolve(explicit: String?, environment: [String: String]) -> String {
         if let explicit, !explicit.isEmpty { return explicit }

@@ -23,13 +23,34 @@ struct APIKeysCreate: AsyncParsableCommand {
     @Option(help: "The key's name (unique, 1-64 of A-Z a-z 0-9 . _ -); recorded as the operator of its binds.")
     var name: String
 
+    @Option(
+        help: """
+            full (every route) or bind (parse a QR, bind, read a pairing result: for a scanner or a \
+            station, which then cannot list bindings, read device trails or unbind). Fixed at creation.
+            """
+    )
+    var scope: String = "full"
+
+    func validate() throws {
+        guard Registry.APIKey.Scope(rawValue: scope) != nil else {
+            throw ValidationError("--scope must be full or bind")
+        }
+    }
+
     func run() async throws {
         try await Output.run(json: store.json) {
-            let created = try IngestAPIKeys.create(name: name, registry: try store.openRegistry())
+            let created = try IngestAPIKeys.create(
+                name: name,
+                scope: Registry.APIKey.Scope(rawValue: scope) ?? .bind,
+                registry: try store.openRegistry()
+            )
             if store.json {
                 Output.json(created)
             } else {
-                Output.line("created API key \(created.name); it is shown only now, store it safely:")
+                Output.line(
+                    "created API key \(created.name) (scope \(created.scope.rawValue)); it is shown only now, "
+                        + "store it safely:"
+                )
                 Output.line(created.key)
             }
         }
@@ -48,10 +69,10 @@ struct APIKeysList: AsyncParsableCommand {
                 Output.json(["apiKeys": keys])
             } else {
                 Output.table(
-                    ["NAME", "PREFIX", "CREATED", "LAST USED", "REVOKED"],
+                    ["NAME", "PREFIX", "SCOPE", "CREATED", "LAST USED", "REVOKED"],
                     keys.map {
                         [
-                            $0.name, $0.prefix, Output.timestamp($0.createdAt),
+                            $0.name, $0.prefix, $0.scope.rawValue, Output.timestamp($0.createdAt),
                             $0.lastUsedAt.map(Output.timestamp) ?? "-", $0.revokedAt.map(Output.timestamp) ?? "-",
                         ]
                     }

@@ -1,3 +1,4 @@
+import ATKit
 import ArgumentParser
 import Control
 import Foundation
@@ -52,17 +53,17 @@ extension ATConsole {
         return .direct(record.port)
     }
 
-    /// Runs the commands (or the console) on the daemon's session with `modem`.
-    func throughDaemon(_ client: ControlClient, modem: ModemStatus) throws {
+    /// Runs `lines` (none: the console) on the daemon's session with `modem`.
+    func throughDaemon(_ client: ControlClient, modem: ModemStatus, lines: [String]) throws {
         let name = modem.imei.map { "\(modem.port) (IMEI \($0))" } ?? modem.port
-        if commands.isEmpty {
+        if lines.isEmpty {
             try daemonConsole(client, modem: modem, name: name)
             return
         }
         var results: [Result] = []
         var urcs: [String] = []
         var failure: NBGWError?
-        for command in commands {
+        for command in lines {
             let answer: ControlATResult
             do {
                 answer = try client.request(
@@ -80,7 +81,8 @@ extension ATConsole {
                 failure = error
                 break
             }
-            results.append(Result(command: command, lines: answer.lines, final: answer.final, ok: answer.ok))
+            let shown = ATCommandRedaction.redact(command)
+            results.append(Result(command: shown, lines: answer.lines, final: answer.final, ok: answer.ok))
             urcs += answer.urcs
             for urc in answer.urcs { FileHandle.standardError.write(Data("urc: \(urc)\n".utf8)) }
             if !port.json {
@@ -93,7 +95,7 @@ extension ATConsole {
                 }
             }
             if !answer.ok, failure == nil {
-                failure = NBGWError(.internalError, "\(command) on \(name): \(answer.final)")
+                failure = NBGWError(.internalError, "\(shown) on \(name): \(answer.final)")
             }
         }
         if port.json {
@@ -147,7 +149,7 @@ extension ATConsole {
                             Output.json(
                                 Event(
                                     type: "error",
-                                    command: command,
+                                    command: ATCommandRedaction.redact(command),
                                     final: "\(error.code): \(error.message)",
                                     ok: false
                                 )
@@ -160,7 +162,7 @@ extension ATConsole {
                             Output.json(
                                 Event(
                                     type: "response",
-                                    command: command,
+                                    command: ATCommandRedaction.redact(command),
                                     lines: answer.lines,
                                     final: answer.final,
                                     ok: answer.ok

@@ -18,17 +18,26 @@ struct ATConsole: AsyncParsableCommand {
             (AT+COPS=?, AT+CFUN=, AT+CGATT=, reboots) get their long timeouts. \
             On a modem nbgwd supervises, the commands run on the daemon's own session with the module, \
             between its commands (docs/control.md); commands that would break its view of the module \
-            (ATZ, AT&F, ATE1, AT+IPR, AT+CFUN=0, reboots…) are refused unless --force, and then the daemon \
-            probes the module afresh. Without a daemon (or on a released or unsupervised port) the port is \
-            opened directly. Exit 0 when every command succeeded, 52 when one failed or timed out, 50/51 as \
-            for `nbgw modem probe`, 53–56 for the daemon's codes (docs/cli.md).
+            (ATZ, AT&F, ATE1, AT+IPR, AT+CFUN=0, reboots…), and lines it cannot read as AT commands, are \
+            refused unless --force, and then the daemon probes the module afresh. Without a daemon (or on \
+            a released or unsupervised port) the port is opened directly. Exit 0 when every command succeeded, 52 when one failed or timed out, 50/51 as \
+            for `nbgw modem probe`, 53–56 for the daemon's codes (docs/cli.md). \
+            A command given as - is read from stdin instead (one line for each -): give a PIN that way \
+            (echo 'AT+CPIN="1234"' | nbgw at IMEI -, or < a file only you can read), since the command \
+            line of a process is visible to every user (ps); a secret given on the command line is sent \
+            with a warning. Secrets are masked in what is printed back, logged and audited.
             """
     )
 
     @Argument(help: "The modem: its IMEI, or its serial port (e.g. /dev/ttyUSB2).")
     var tty: String
 
-    @Argument(help: "Commands, e.g. 'AT+CSQ' 'AT+CEREG?'. None: interactive console.")
+    @Argument(
+        help: ArgumentHelp(
+            "Commands, e.g. 'AT+CSQ' 'AT+CEREG?'; - reads one from stdin (keeps a PIN off the process list). "
+                + "None: interactive console."
+        )
+    )
     var commands: [String] = []
 
     @OptionGroup var port: ModemPortOptions
@@ -74,6 +83,7 @@ struct ATConsole: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let lines = try commandLines()
         let route: Route
         do {
             route = try chooseRoute()
@@ -87,15 +97,52 @@ struct ATConsole: AsyncParsableCommand {
         }
         switch route {
         case .daemon(let client, let modem):
-            try throughDaemon(client, modem: modem)
+            try throughDaemon(client, modem: modem, lines: lines)
             return
         case .direct(let path):
-            try await direct(path)
+            try await direct(path, lines: lines)
         }
     }
 
-    /// Opens `path` and runs the commands or the console on it.
-    func direct(_ path: String) async throws {
+    /// The commands to send, each `-` replaced by the next line of stdin that is not blank; a
+    /// command with a secret given on the command line draws a warning (it is in the process list,
+    /// for every user to read).
+    func commandLines() throws -> [String] {
+        var lines: [String] = []
+        for command in commands {
+            guard command == "-" else {
+                if ATCommandRedaction.containsSecret(command) {
+                    FileHandle.standardError.write(
+                        Data(
+                            ("warning: \(ATCommandRedaction.redact(command)) puts a secret on the command line, where "
+                                + "every user of this machine can read it (ps); give - instead and the line on stdin\n")
+                                .utf8
+                        )
+                    )
+                }
+                lines.append(command)
+                continue
+            }
+            var line: String?
+            while let read = readLine(strippingNewline: true) {
+                let trimmed = read.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !trimmed.isEmpty {
+                    line = trimmed
+                    break
+                }
+            }
+            guard let line else {
+                throw ValidationError(
+                    "- reads a command line from stdin, and stdin ended before one; give one line for each -"
+                )
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// Opens `path` and runs `lines` (none: the console) on it.
+    func direct(_ path: String, lines: [String]) async throws {
         let tty = path
         let connection: ModemConnection
         do {
@@ -112,7 +159,7 @@ struct ATConsole: AsyncParsableCommand {
         )
         let urcs = URCCollector()
         let json = port.json
-        let interactive = commands.isEmpty
+        let interactive = lines.isEmpty
         let printer = Task {
             for await urc in session.urcs {
                 urcs.append(urc.description)
@@ -128,7 +175,7 @@ struct ATConsole: AsyncParsableCommand {
         if interactive {
             failure = await console(session)
         } else {
-            (results, failure) = await batch(session)
+            (results, failure) = await batch(session, lines: lines)
         }
         await session.close()
         await printer.value
@@ -144,25 +191,33 @@ struct ATConsole: AsyncParsableCommand {
         }
     }
 
-    /// Runs `commands`; returns their results and the failure to report, if any.
-    private func batch(_ session: ATSession) async -> ([Result], (code: String, message: String, status: Int32)?) {
+    /// Runs `lines`; returns their results and the failure to report, if any.
+    private func batch(
+        _ session: ATSession,
+        lines: [String]
+    ) async -> ([Result], (code: String, message: String, status: Int32)?) {
         var results: [Result] = []
         var firstFailure: (code: String, message: String, status: Int32)?
-        for command in commands {
+        for command in lines {
             let (exchange, fatal) = await ATExchange.run(
                 command,
                 on: session,
                 timeout: .milliseconds(Int(timeout * 1000))
             )
             results.append(
-                Result(command: command, lines: exchange.lines, final: exchange.summary, ok: exchange.succeeded)
+                Result(
+                    command: ATCommandRedaction.redact(command),
+                    lines: exchange.lines,
+                    final: exchange.summary,
+                    ok: exchange.succeeded
+                )
             )
             if !port.json { printText(exchange) }
             if !exchange.succeeded, firstFailure == nil {
                 firstFailure =
                     fatal
                     ? ("DEAD_PORT", "\(tty): \(exchange.summary)", 51)
-                    : ("MODEM_ERROR", "\(command) on \(tty): \(exchange.summary)", 52)
+                    : ("MODEM_ERROR", "\(ATCommandRedaction.redact(command)) on \(tty): \(exchange.summary)", 52)
             }
             if fatal { break }
         }
@@ -187,7 +242,7 @@ struct ATConsole: AsyncParsableCommand {
                 Output.json(
                     Event(
                         type: "response",
-                        command: command,
+                        command: ATCommandRedaction.redact(command),
                         lines: exchange.lines,
                         final: exchange.summary,
                         ok: exchange.succeeded

@@ -4,6 +4,7 @@ import Foundation
 import Ingest
 import Logging
 import NBGWCore
+import PosixSupport
 
 /// `nbgw ingest`: the QR ingest HTTP API (docs/ingest.md).
 struct IngestCommand: AsyncParsableCommand {
@@ -67,6 +68,27 @@ struct IngestServe: AsyncParsableCommand {
     @Flag(name: .customLong("insecure-expose"), help: "Allow a non-loopback address without TLS.")
     var insecureExpose = false
 
+    @Option(
+        name: .customLong("max-connections"),
+        help: "Connections open at once (more wait in the backlog); at most half the descriptor limit."
+    )
+    var maxConnections = IngestConnectionLimits().maxConnections
+
+    @Option(name: .customLong("max-connections-per-client"), help: "Connections one client address may hold.")
+    var maxConnectionsPerClient = IngestConnectionLimits().maxConnectionsPerClient
+
+    @Option(
+        name: .customLong("public-origin"),
+        help: ArgumentHelp("The origin browsers use behind a TLS proxy (https://gw.example).", valueName: "origin")
+    )
+    var publicOrigin: String?
+
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp("A proxy whose X-Forwarded-For is believed (IP address; repeatable).", valueName: "ip")
+    )
+    var trustedProxies: [String] = []
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel = "notice"
 
@@ -76,6 +98,20 @@ struct IngestServe: AsyncParsableCommand {
         guard (256...1_048_576).contains(maxBody) else { throw ValidationError("--max-body must be 256 to 1048576") }
         guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard (16...65_536).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be 16 to 65536")
+        }
+        guard (1...65_536).contains(maxConnectionsPerClient) else {
+            throw ValidationError("--max-connections-per-client must be 1 to 65536")
+        }
+        for proxy in trustedProxies where !IngestRequestContext.isIPAddress(proxy) {
+            throw ValidationError("--trusted-proxy \(proxy) is not an IP address (names are not resolved)")
+        }
+        if let publicOrigin, !publicOrigin.lowercased().hasPrefix("https://"),
+            !publicOrigin.lowercased().hasPrefix("http://")
+        {
+            throw ValidationError("--public-origin must start with https:// (or http://), e.g. https://gw.example")
+        }
         guard (tlsCertificate == nil) == (tlsKey == nil) else {
             throw ValidationError(
                 "\(tlsCertificate == nil ? "--tls-key needs --tls-certificate" : "--tls-certificate needs --tls-key"): "
@@ -94,6 +130,13 @@ struct IngestServe: AsyncParsableCommand {
                     ? .init(requestsPerSecond: rateLimit, burst: burst ?? max(1, Int(rateLimit * 2))) : nil,
                 bindTimeout: .milliseconds(Int64(timeout * 1000))
             )
+            configuration.connectionLimits.maxConnections = maxConnections
+            configuration.connectionLimits.maxConnectionsPerClient = maxConnectionsPerClient
+            configuration.connectionLimits = configuration.connectionLimits.capped(
+                toDescriptorLimit: Posix.raiseDescriptorLimit(toAtMost: 4096).soft
+            )
+            configuration.publicOrigin = publicOrigin
+            configuration.trustedProxies = Set(trustedProxies)
             // Before anything else: a wrong certificate or key stops the command at once.
             if let tlsCertificate, let tlsKey {
                 do throws(IngestTLSError) {

@@ -9,7 +9,9 @@ struct Operators: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "operators",
         abstract: "People who sign in to the web console (passwords stored as scrypt hashes).",
-        subcommands: [OperatorsAdd.self, OperatorsList.self, OperatorsUnlock.self, OperatorsRemove.self]
+        subcommands: [
+            OperatorsAdd.self, OperatorsList.self, OperatorsUnlock.self, OperatorsSignOut.self, OperatorsRemove.self,
+        ]
     )
 }
 
@@ -31,7 +33,7 @@ struct OperatorsAdd: AsyncParsableCommand {
     @Option(help: "admin (also acts on modems), operator (binds, batches, lists, unbinds) or binder (binds only).")
     var role: String = "operator"
 
-    @Flag(help: "Set a new password (and role) for an existing operator; lifts a lock-out.")
+    @Flag(help: "Set a new password (and role) for an existing operator; lifts a lock-out and ends their sessions.")
     var replace = false
 
     @Flag(help: "Generate a random password and print it once.")
@@ -61,7 +63,10 @@ struct OperatorsAdd: AsyncParsableCommand {
                 )
             }
             let hash = try ConsolePasswordHasher.standard.hash(password)
-            let added = try store.openRegistry().console.addOperator(
+            let registry = try store.openRegistry()
+            // The schema's trigger ends the sessions in the same transaction; counted to say so.
+            let sessions = replace ? (try registry.console.sessionCounts()[name] ?? 0) : 0
+            let added = try registry.console.addOperator(
                 name: name,
                 role: ConsoleOperator.Role(rawValue: role) ?? .operator,
                 passwordHash: hash,
@@ -70,13 +75,21 @@ struct OperatorsAdd: AsyncParsableCommand {
             if store.json {
                 var value = ["name": added.name, "role": added.role.rawValue]
                 if generate { value["password"] = password }
+                if replace { value["sessionsEnded"] = String(sessions) }
                 Output.json(value)
             } else {
-                Output.line("console operator \(added.name) (\(added.role.rawValue)) \(replace ? "updated" : "added")")
+                Output.line(
+                    "console operator \(added.name) (\(added.role.rawValue)) \(replace ? "updated" : "added")"
+                        + (replace ? "; \(Self.sessions(sessions)) ended" : "")
+                )
                 if generate { Output.line("password (shown only now): \(password)") }
             }
         }
     }
+}
+
+extension OperatorsAdd {
+    static func sessions(_ count: Int) -> String { count == 1 ? "1 console session" : "\(count) console sessions" }
 }
 
 struct OperatorsList: AsyncParsableCommand {
@@ -129,10 +142,10 @@ struct OperatorsUnlock: AsyncParsableCommand {
     }
 }
 
-struct OperatorsRemove: AsyncParsableCommand {
+struct OperatorsSignOut: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove",
-        abstract: "Remove an operator (their trail stays; a running console ends their sessions at the next request)."
+        commandName: "signout",
+        abstract: "End every console session of an operator now (a lost phone, a shift that ended)."
     )
 
     @OptionGroup var store: StoreOptions
@@ -141,10 +154,43 @@ struct OperatorsRemove: AsyncParsableCommand {
 
     func run() async throws {
         try await Output.run(json: store.json) {
-            guard try store.openExistingRegistry().console.removeOperator(named: name) else {
+            let registry = try store.openExistingRegistry()
+            guard try registry.console.findOperator(named: name) != nil else {
                 throw NBGWError(.notFound, "no console operator \(name.escapedForDisplay()) (`nbgw operators list`)")
             }
-            Output.line("console operator \(name) removed")
+            let ended = try registry.console.endSessions(operatorName: name)
+            if store.json {
+                Output.json(["name": name, "sessionsEnded": String(ended)])
+            } else {
+                Output.line("console operator \(name): \(OperatorsAdd.sessions(ended)) ended")
+            }
+        }
+    }
+}
+
+struct OperatorsRemove: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove an operator (their trail stays; their console sessions end at once)."
+    )
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument var name: String
+
+    func run() async throws {
+        try await Output.run(json: store.json) {
+            let registry = try store.openExistingRegistry()
+            let sessions = try registry.console.sessionCounts()[name] ?? 0
+            // The schema's trigger deletes the sessions in the same transaction as the operator.
+            guard try registry.console.removeOperator(named: name) else {
+                throw NBGWError(.notFound, "no console operator \(name.escapedForDisplay()) (`nbgw operators list`)")
+            }
+            if store.json {
+                Output.json(["name": name, "removed": "true", "sessionsEnded": String(sessions)])
+            } else {
+                Output.line("console operator \(name) removed; \(OperatorsAdd.sessions(sessions)) ended")
+            }
         }
     }
 }

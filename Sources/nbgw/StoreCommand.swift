@@ -7,13 +7,76 @@ import Registry
 struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "Back up and check the SQLite store.",
+        abstract: "Back up, check and rekey the SQLite store.",
         discussion: """
-            Both open the store read-only: they never create or migrate it, and neither holds up the \
-            daemon's writes. Restore: docs/operations.md, "Backup and restore".
+            backup and check open the store read-only: they never create or migrate it, and neither \
+            holds up the daemon's writes. Restore: docs/operations.md, "Backup and restore". rekey \
+            seals the modules' credentials under a new secrets key: docs/operations.md, "Module \
+            credentials".
             """,
-        subcommands: [StoreBackup.self, StoreCheck.self]
+        subcommands: [StoreBackup.self, StoreCheck.self, StoreRekey.self]
     )
+}
+
+/// `nbgw store rekey --new-key FILE`: seal every module credential again under another secrets key
+/// (docs/operations.md, "Module credentials").
+struct StoreRekey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey",
+        abstract: "Seal the modules' credentials under a new secrets key (as root, nbgwd stopped).",
+        discussion: """
+            Opens every module credential with the current secrets key (the one this user may read: \
+            $NBGW_SECRETS_KEY, [store] secrets_key, or /etc/nbgw/credentials/secrets.key) and seals it \
+            under the key in FILE, in one transaction; one that does not open changes nothing. Then put \
+            FILE in the current key's place before starting nbgwd. Run it with nbgwd stopped: a daemon \
+            running meanwhile would seal new credentials under the old key.
+            """
+    )
+
+    @Option(
+        name: .customLong("new-key"),
+        help: ArgumentHelp("The new key file (32 random bytes, mode 0600).", valueName: "file")
+    )
+    var newKey: String
+
+    @OptionGroup var store: StoreOptions
+
+    struct Report: Encodable {
+        var resealed: Int
+        var from: String
+        var to: String
+    }
+
+    func run() async throws {
+        try await Output.run(json: store.json) {
+            if try DaemonControl.connectIfRunning() != nil {
+                throw NBGWError(
+                    .commandRefused,
+                    "nbgwd is running (it answers on \(DaemonControl.socketPath())): stop it first (`systemctl stop "
+                        + "nbgwd`), rekey, put the new key in place, then start it"
+                )
+            }
+            let next = try StoreSecretsKey.load(path: newKey)
+            let registry = try store.openExistingRegistry()
+            guard let current = registry.secretsKey.key else {
+                throw NBGWError(
+                    .secretsKeyMissing,
+                    "cannot rekey: this user holds no secrets key to open the credentials with "
+                        + "(\(registry.secretsKey)); run it as root, or name the current key with NBGW_SECRETS_KEY"
+                )
+            }
+            let resealed = try registry.directory.resealCredentials(under: next)
+            let report = Report(resealed: resealed, from: current.id, to: next.id)
+            if store.json {
+                Output.json(report)
+            } else {
+                Output.line(
+                    "resealed \(resealed) credential values from secrets key \(current.id) to \(next.id); now replace "
+                        + "the current key file with \(newKey) before starting nbgwd"
+                )
+            }
+        }
+    }
 }
 
 /// `nbgw store backup FILE`: an online copy through SQLite's backup API, checked before it gets its name.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Daemon
 import Foundation
 import NBGWCore
 import Registry
@@ -40,11 +41,32 @@ struct StoreOptions: ParsableArguments {
         (try? location().path) ?? db ?? "the store"
     }
 
+    /// The secrets key this user may use for the modules' credentials (``SecretsKeySource``):
+    /// `$NBGW_SECRETS_KEY` (an error when it cannot be loaded), else the daemon's `[store]
+    /// secrets_key` or the packaged key when this user may read them (root), else none, which is
+    /// what an operator has: commands that need a credential leave that work to the daemon.
+    func secretsKey() throws(NBGWError) -> SecretsKeyAccess {
+        let environment = ProcessInfo.processInfo.environment
+        let explicit = environment[SecretsKeySource.environmentKey].flatMap { $0.isEmpty ? nil : $0 }
+        let configured = (try? DaemonSettings.read(environment: environment))?.configuration?.store.secretsKey
+        do {
+            return try SecretsKeySource.resolve(
+                explicit: explicit,
+                daemonConfigured: configured,
+                environment: environment
+            )
+        } catch {
+            // A key named for this command must load; one found elsewhere only says why not.
+            if explicit != nil { throw error }
+            return .unavailable(error.message)
+        }
+    }
+
     /// For commands that write: a missing store is created only where `--db`, `$NBGW_DB` or the
     /// per-user default put it; the daemon's store is the daemon's to create.
     func openRegistry() throws -> Registry {
         let location = try location()
-        if location.mayCreate { return try Registry(path: location.path) }
+        if location.mayCreate { return try Registry(path: location.path, secretsKey: try secretsKey()) }
         return try open(location)
     }
 
@@ -64,7 +86,7 @@ struct StoreOptions: ParsableArguments {
                     + ". Start the daemon (it creates its store), or pass --db PATH"
             )
         }
-        return try Registry(path: location.path, access: .existing)
+        return try Registry(path: location.path, access: .existing, secretsKey: try secretsKey())
     }
 }
 

@@ -13,7 +13,7 @@ struct ConfigurationKeyReferenceTests {
     /// The top-level tables of the daemon's file.
     static let sections = [
         "store", "cloud", "modem", "discovery", "ports", "metrics", "ingest", "shutdown", "log", "control", "sim",
-        "hooks",
+        "hooks", "console",
     ]
 
     /// The patterns, compiled once. Why: the test scans every string literal of Sources/, and

@@ -205,6 +205,46 @@ struct ControlSocketTests {
         #expect(audit[1].detail?.contains("forced") == true)
     }
 
+    @Test(
+        "AT+CFUN=4,0 is refused without --force; a PIN spelled AT+CPIN = \"…\" reaches no log line, audit row or output"
+    )
+    func linesReadAsTheModuleReadsThem() async throws {
+        let gateway = try await Gateway(["bg95"])
+        let imei = try #require(try await gateway.ready(1).first?.imei)
+        let refused = try CommandRun.nbgw("at", imei, "AT+CFUN=4,0", environment: gateway.environment)
+        #expect(refused.status == 55 && refused.stderr.contains("COMMAND_REFUSED"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("AT+CFUN=4,0 turns the radio off"), "\(refused.stderr)")
+        // The PIN from stdin (`-`), then one on argv: the second draws the warning.
+        let fromStdin = try CommandRun.nbgw(
+            "at",
+            imei,
+            "-",
+            "--json",
+            environment: gateway.environment,
+            input: "AT+CPIN = \"1234\"\n"
+        )
+        let results = fromStdin.json["results"] as? [[String: Any]] ?? []
+        #expect(results.first?["command"] as? String == "AT+CPIN =***", "\(fromStdin.stdout) \(fromStdin.stderr)")
+        #expect(!fromStdin.stderr.contains("warning"), "no warning: the PIN was not on the command line")
+        let onArgv = try CommandRun.nbgw("at", imei, "at+cpin = \"5678\"", environment: gateway.environment)
+        #expect(onArgv.stderr.contains("warning: at+cpin =*** puts a secret on the command line"), "\(onArgv.stderr)")
+        for output in [fromStdin.stdout, fromStdin.stderr, onArgv.stdout, onArgv.stderr, refused.stderr] {
+            #expect(!output.contains("1234") && !output.contains("5678"), "\(output)")
+        }
+        let audit = try gateway.audit().filter { $0.event.hasPrefix("modem_") }
+        #expect(audit.map(\.event) == ["modem_refused", "modem_at", "modem_at"])
+        #expect(audit[0].code == "COMMAND_REFUSED" && audit[0].detail?.contains("AT+CFUN=4,0") == true)
+        #expect(audit[1].detail?.contains("AT+CPIN =***") == true && audit[2].detail?.contains("at+cpin =***") == true)
+        for row in audit {
+            #expect(!(row.detail ?? "").contains("1234") && !(row.detail ?? "").contains("5678"), "\(row)")
+        }
+        let log = gateway.daemon.log
+        #expect(log.contains("AT+CPIN =***") && log.contains("at+cpin =***"), "the commands are logged, masked")
+        #expect(!log.contains("1234") && !log.contains("5678"))
+        let rows = try await gateway.ready(1)
+        #expect(rows.first?.state == "ready", "the radio stayed on: AT+CFUN=4,0 never reached the module")
+    }
+
     @Test("a client that never reads and one that floods without reading block nobody; the flood is dropped")
     func slowClients() async throws {
         let gateway = try await Gateway(["bg95", "nrf9160"])

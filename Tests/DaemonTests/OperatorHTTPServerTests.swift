@@ -176,11 +176,11 @@ struct OperatorHTTPServerTests {
         #expect(endless.hasPrefix("HTTP/1.1 431 "))
     }
 
-    @Test("a client that never finishes its head gets 408 at the request timeout, and others are served meanwhile")
+    @Test("a client that never finishes its head gets 408 at the head timeout, and others are served meanwhile")
     func slowClientTimesOut() async throws {
         // 1 s: the request served meanwhile must fit in the timeout even on a loaded machine (at
         // 300 ms its handler missed it once, under a parallel build, and got 503).
-        let limits = OperatorHTTPServer.Limits(requestTimeout: .seconds(1))
+        let limits = OperatorHTTPServer.Limits(headTimeout: .seconds(1))
         let (slow, meanwhile) = try await Self.serving(limits: limits, handler: Self.echo) { port in
             async let slow = Self.exchange(port: port, "GET /metrics HTTP/1.1\r\nHost: x\r\n")
             let meanwhile = await Self.exchange(port: port, "GET /healthz HTTP/1.1\r\n\r\n")

@@ -6,9 +6,11 @@ import Testing
 import Glibc
 #endif
 
-/// The daemon under one unprivileged user, the operator's CLI under another in the daemon's
-/// group, and an outsider: the store, its WAL and SHM files and the control socket get the group
-/// and modes that let the operator work without sudo or flags, and the outsider is told which
+/// The daemon under one unprivileged user in a primary group of its own with the operators' group
+/// supplementary (as the unit runs it: `Group=nbgwd`, `SupplementaryGroups=nbgw`), the operator's
+/// CLI under another user in the operators' group, and an outsider: the store, its WAL and SHM
+/// files and the control socket get the group and modes that let the operator work without sudo or
+/// flags, and the outsider is told which
 /// group to join. Identities through `setpriv` (util-linux), so the tests need root to start them;
 /// none of the processes runs as root.
 @Suite(
@@ -22,6 +24,8 @@ struct SharedStoreTests {
     static let daemonUID: uid_t = 64_101
     static let operatorUID: uid_t = 64_102
     static let outsiderUID: uid_t = 64_103
+    /// The daemon's own primary group (the unit's `nbgwd`): no operator is in it.
+    static let daemonGroup: gid_t = 64_104
 
     /// `setpriv` running its command as `uid`, primary group `gid`, supplementary `groups`.
     static func identity(_ uid: uid_t, _ gid: gid_t, groups: [gid_t] = []) -> [String] {
@@ -52,21 +56,32 @@ struct SharedStoreTests {
         try await simulator.waitForPorts()
         let store = state + "/nbgw.sqlite"
         let socket = run + "/control.sock"
+        // The secrets key as systemd's LoadCredential= hands it over where it cannot use an ACL:
+        // the daemon's user and group, 0400.
+        let key = directory.path("secrets.key")
+        FileManager.default.createFile(atPath: key, contents: Data((0..<32).map { UInt8($0) }))
+        chown(key, Self.daemonUID, Self.daemonGroup)
+        chmod(key, 0o400)
         let config =
             DaemonProcess.config(ports: simulator.ports.map(\.path), store: store)
-            .replacingOccurrences(of: "[store]\n", with: "[store]\ngroup = \"\(Self.group)\"\n")
+            .replacingOccurrences(
+                of: "[store]\n",
+                with: "[store]\ngroup = \"\(Self.group)\"\nsecrets_key = \"\(key)\"\n"
+            )
             + "\n[control]\nsocket = \"\(socket)\"\n"
         let configPath = directory.path("nbgwd.toml")
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         // root:GROUP 0640, as the package installs it: the operator reads it, the outsider does not.
         chown(configPath, 0, Self.group)
         chmod(configPath, 0o640)
-        // Under the unit's UMask=0077: the modes must come from the daemon, not from the mask.
+        // Under the unit's UMask=0077 and its own primary group: the modes and the group must come
+        // from the daemon and the setgid directory, not from the mask or the process's group.
         let daemon = try DaemonProcess(
             config: nil,
             directory: directory,
             arguments: ["--config", configPath],
-            launcher: Self.identity(Self.daemonUID, Self.group) + ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]
+            launcher: Self.identity(Self.daemonUID, Self.daemonGroup, groups: [Self.group])
+                + ["/bin/sh", "-c", "umask 077; exec \"$0\" \"$@\""]
         )
         try await daemon.waitForReady()
         let rows = try await Self.waitForModems(store, daemon, "ready") { $0.first?.state == "ready" }

@@ -75,6 +75,54 @@ struct UnitHardeningTests {
         #expect(missing.isEmpty, "SystemCallFilter=\(filter.joined(separator: " ")) forbids \(missing)")
     }
 
+    /// The exposure `systemd-analyze security` gives the shipped unit, at most: 1.9 ("OK") when the
+    /// security review measured it, and at every change since.
+    static let maximumExposure = 1.9
+
+    @Test("systemd-analyze security rates the unit at most 1.9, with ProcSubset, RemoveIPC and LimitNOFILE set")
+    func exposure() throws {
+        #expect(try Self.values("ProcSubset") == ["pid"])
+        #expect(try Self.values("RemoveIPC") == ["yes"])
+        #expect(try Self.values("LimitNOFILE") == ["4096"])
+        let tool = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            Issue.record("\(tool) is missing (Debian's systemd package): cannot rate the unit")
+            return
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        // --threshold: exit status non-zero above it (tenths); the overall line says the value.
+        process.arguments = [
+            "security", "--offline=yes", "--no-pager", "--threshold=\(Int((Self.maximumExposure * 10).rounded()))",
+            root.appendingPathComponent("packaging/systemd/nbgwd.service").path,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let overall = text.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? "none"
+        #expect(process.terminationStatus == 0, "exposure above \(Self.maximumExposure): \(overall)")
+        let value = overall.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) }
+        #expect(value.map { $0 <= Self.maximumExposure } == true, "\(overall)")
+    }
+
+    @Test("the daemon runs in a group of its own, the operators' and dialout supplementary, its key from systemd")
+    func groups() throws {
+        #expect(try Self.values("User") == ["nbgw"])
+        #expect(try Self.values("Group") == ["nbgwd"])
+        #expect(Set(try Self.values("SupplementaryGroups")) == ["nbgw", "dialout"])
+        #expect(try Self.values("LoadCredential") == ["secrets.key:/etc/nbgw/credentials/secrets.key"])
+        // systemd would chown these to User:Group (nbgw:nbgwd), taking the store and the control
+        // socket's directory out of the operators' group: tmpfiles.d makes them instead.
+        #expect(try Self.values("StateDirectory").isEmpty)
+        #expect(try Self.values("RuntimeDirectory").isEmpty)
+        #expect(try Self.values("ReadWritePaths") == ["-/var/lib/nbgw", "-/run/nbgw"])
+    }
+
     @Test("the unit keeps AF_UNIX (journald's socket) and does not forbid exec or forks")
     func sandbox() throws {
         #expect(try Self.values("RestrictAddressFamilies").contains("AF_UNIX"))

@@ -7,6 +7,7 @@ import Ingest
 import Logging
 import Provisioning
 import Registry
+import ServiceLifecycle
 
 /// A real SQLite store in a temp directory with accounts, homes, registered devices and an API
 /// key, and a way to run the real ingest server on loopback against it.
@@ -91,6 +92,47 @@ final class IngestFixture: Sendable {
             logger: logger
         )
         return try await app.test(.live) { client in try await body(client) }
+    }
+
+    /// Runs `body` with the port of the real application, started as `nbgwd` starts it (not through
+    /// HummingbirdTesting, whose live mode rebuilds the application's configuration without its
+    /// connection cap, as of Hummingbird 2.28.1).
+    func withRunningApplication<T: Sendable>(
+        _ configuration: IngestConfiguration,
+        _ body: @Sendable (Int) async throws -> T
+    ) async throws -> T {
+        var logger = Logger(label: "ingest-tests")
+        logger.logLevel = .warning
+        let (ports, sink) = AsyncStream.makeStream(of: Int.self)
+        let app = try IngestService.buildApplication(
+            configuration: configuration,
+            registry: registry,
+            cloud: cloud,
+            logger: logger
+        ) { _, port in sink.yield(port) }
+        // Stopped gracefully, as the daemon stops it, never by cancelling the serving task: a
+        // cancelled server drops connections it accepted but had not served yet, and NIO traps on
+        // their unfinished writers (swift-nio#2813; it took a CI run's test process down).
+        let services = ServiceGroup(
+            configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger)
+        )
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await services.run()
+                return nil
+            }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            do {
+                let value = try await body(port)
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return value
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+        }
     }
 
     func headers(key: String? = nil) -> HTTPFields {

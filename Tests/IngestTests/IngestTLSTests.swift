@@ -4,10 +4,15 @@ import Hummingbird
 import HummingbirdTesting
 import Ingest
 import Logging
+import NBGWCore
 import NIOSSL
 import Synchronization
 import TestCertificates
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// HTTPS on the real server (issue 7: "TLS via config when exposed"), with throwaway self-signed
 /// certificates from /usr/bin/openssl, and every way a certificate or key file can be wrong.
@@ -238,6 +243,36 @@ struct IngestTLSTests {
                 try IngestTLS.load(certificate: certificate.certificatePath, key: certificate.keyPath)
             }
         }
+    }
+
+    @Test(
+        "a key the operators' group (or any but the reader's own) may read, or another user owns, is refused"
+    )
+    func groupReadableKey() throws {
+        let certificate = try SelfSignedCertificate()
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: certificate.keyPath)
+        // The daemon's own primary group (nbgwd under the unit) may read it.
+        #expect(chown(certificate.keyPath, uid_t.max, getegid()) == 0)
+        #expect(throws: Never.self) {
+            try IngestTLS.load(certificate: certificate.certificatePath, key: certificate.keyPath)
+        }
+        guard geteuid() == 0 else {
+            Issue.record("run as root to give the key another group and owner")
+            return
+        }
+        // Any other group, as the documented root:nbgw 0640 of earlier versions was: every operator's.
+        let operators: gid_t = getegid() == 65534 ? 65533 : 65534
+        #expect(chown(certificate.keyPath, uid_t.max, operators) == 0)
+        let grouped = try Self.refusal(certificate: certificate.certificatePath, key: certificate.keyPath)
+        #expect(grouped.file == .key)
+        #expect(grouped.message.contains("is readable by group \(SecretFileAccess.groupName(operators))"), "\(grouped)")
+        #expect(grouped.message.contains("LoadCredential="), "\(grouped)")
+        #expect(grouped.message.contains("chmod 600 \(certificate.keyPath)"))
+        // Owner-only again, but another user's: refused too.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: certificate.keyPath)
+        #expect(chown(certificate.keyPath, 65534, getegid()) == 0)
+        let owned = try Self.refusal(certificate: certificate.certificatePath, key: certificate.keyPath)
+        #expect(owned.message.contains("belongs to user \(SecretFileAccess.userName(65534))"), "\(owned)")
     }
 
     @Test("garbage, swapped files, an empty file and an encrypted key are each named with what is wrong")

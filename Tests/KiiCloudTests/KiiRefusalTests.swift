@@ -93,7 +93,11 @@ struct KiiRefusalTests {
     @Test("Another gateway onboarded the IMEI with its own password: refused for good, DEVICE_ALREADY_BOUND")
     func anotherGatewaysThing() async throws {
         try await KiiHarness.with { h async throws in
-            let other = try Registry(path: h.directory.appendingPathComponent("other.sqlite").path)
+            // Another gateway: its own store and its own secrets key.
+            let other = try Registry(
+                path: h.directory.appendingPathComponent("other.sqlite").path,
+                secretsKey: .key(StoreSecretsKey.generate())
+            )
             _ = try await DeviceRegistrar(cloud: h.cloud, registry: other).register(
                 ModuleIdentity(imei: try IMEI(Modules.imeiA))
             )

@@ -8,10 +8,12 @@ import Testing
 @Suite("Module secrets and cloud credentials (schema v9)")
 struct ModuleCredentialTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nbgw-cred-\(UUID().uuidString)")
+    /// The daemon's: the credentials are sealed under it.
+    let key = StoreSecretsKey.generate()
 
     func registry() throws -> Registry {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return try Registry(path: directory.appendingPathComponent("s.sqlite").path)
+        return try Registry(path: directory.appendingPathComponent("s.sqlite").path, secretsKey: .key(key))
     }
 
     @Test("A module's secret is made once and is the same ever after, also from another connection")
@@ -21,7 +23,7 @@ struct ModuleCredentialTests {
         let first = try store.directory.moduleSecret(imei: "490154203237518")
         #expect(first.count == 32)
         #expect(try store.directory.moduleSecret(imei: "490154203237518") == first)
-        let reopened = try Registry(path: store.path)
+        let reopened = try Registry(path: store.path, secretsKey: .key(key))
         #expect(try reopened.directory.moduleSecret(imei: "490154203237518") == first)
         #expect(try store.directory.moduleSecret(imei: "356938035643809") != first)
     }

@@ -4,8 +4,9 @@ import Testing
 import TuyaCloud
 
 /// The emulator's HTTP contract as docs/cloud-api.yaml states it, over real HTTP with hand-signed
-/// requests: statuses that follow the outcome, 404/405 with `Allow`, strict bodies and queries,
-/// the required nonce, snake_case everywhere. (tools/api-contract.sh checks the same document with
+/// requests: statuses that follow the outcome when asked for (`Prefer: http-status`), Tuya's 200
+/// envelopes otherwise, 404/405 with `Allow`, strict bodies and queries, replays refused with or
+/// without a nonce, snake_case everywhere. (tools/api-contract.sh checks the same document with
 /// schemathesis; these are the cases it cannot reach, or that must hold whatever it generates.)
 @Suite("The cloud emulator answers exactly as docs/cloud-api.yaml says")
 struct EmulatorContractTests {
@@ -22,7 +23,9 @@ struct EmulatorContractTests {
         _ url: String,
         body: String = "",
         token: String? = nil,
-        nonce: String? = TuyaSigner.makeNonce()
+        nonce: String? = TuyaSigner.makeNonce(),
+        t: Int64? = nil,
+        preferStatuses: Bool = true
     ) async throws -> Answer {
         let transport = AsyncHTTPClientTransport(connectTimeout: .seconds(2))
         defer { Task { await transport.shutdown() } }
@@ -32,10 +35,11 @@ struct EmulatorContractTests {
             url: url,
             body: bytes,
             accessToken: token,
-            t: Int64(h.wallClock.now().timeIntervalSince1970 * 1000),
+            t: t ?? Int64(h.wallClock.now().timeIntervalSince1970 * 1000),
             nonce: nonce ?? ""
         )
         if nonce == nil { headers.removeAll { $0.name == "nonce" } }
+        if preferStatuses { headers.append((name: "Prefer", value: "http-status")) }
         let response = try await transport.send(
             CloudHTTPRequest(
                 method: method,
@@ -54,7 +58,7 @@ struct EmulatorContractTests {
         return try #require((answer.json["result"] as? [String: Any])?["access_token"] as? String)
     }
 
-    @Test("A refusal carries the HTTP status of its code, and the envelope still says the code")
+    @Test("Asked for statuses, a refusal carries the HTTP status of its code, and the envelope still says the code")
     func statusesFollowTheOutcome() async throws {
         try await CloudHarness.with { h async throws in
             let token = try await Self.accessToken(h)
@@ -120,13 +124,43 @@ struct EmulatorContractTests {
         }
     }
 
-    @Test("A correctly signed request without a nonce is 401 (code 1105): the nonce is what stops replays")
-    func nonceRequired() async throws {
+    @Test("Without a nonce, as Tuya's SDKs send it, a signed request is served once; the same request again is a replay (1004)")
+    func nonceOptionalReplayRefused() async throws {
         try await CloudHarness.with { h async throws in
-            let answer = try await Self.send(h, "GET", "/v1.0/token?grant_type=1", nonce: nil)
-            #expect(answer.status == 401 && answer.json["code"] as? Int == 1105, "\(answer.json)")
+            let t = Int64(h.wallClock.now().timeIntervalSince1970 * 1000)
+            let first = try await Self.send(h, "GET", "/v1.0/token?grant_type=1", nonce: nil, t: t)
+            #expect(first.status == 200 && first.json["success"] as? Bool == true, "\(first.json)")
+            let replay = try await Self.send(h, "GET", "/v1.0/token?grant_type=1", nonce: nil, t: t)
+            #expect(replay.status == 401 && replay.json["code"] as? Int == 1004, "\(replay.json)")
+            // A nonce, when sent, still may not repeat, even under another time.
+            let nonce = TuyaSigner.makeNonce()
+            let once = try await Self.send(h, "GET", "/v1.0/token?grant_type=1", nonce: nonce, t: t + 1)
+            #expect(once.status == 200, "\(once.json)")
+            let again = try await Self.send(h, "GET", "/v1.0/token?grant_type=1", nonce: nonce, t: t + 2)
+            #expect(again.status == 401 && again.json["code"] as? Int == 1004, "\(again.json)")
+            // The emulator's own admin calls keep the nonce required.
             let admin = try await Self.send(h, "GET", "/admin/stats", nonce: nil)
             #expect(admin.status == 401)
+        }
+    }
+
+    @Test("By default a refusal is HTTP 200 with its envelope, as Tuya's gateways answer; Prefer: http-status gives its status")
+    func envelopeStatusesByDefault() async throws {
+        try await CloudHarness.with { h async throws in
+            let token = try await Self.accessToken(h)
+            let tuyaStyle = try await Self.send(
+                h, "POST", "/v1.0/iot-03/qrcode/parse", body: #"{"code":"https://elsewhere.example/d/X1"}"#, token: token,
+                preferStatuses: false
+            )
+            #expect(tuyaStyle.status == 200 && tuyaStyle.json["code"] as? Int == 3001, "\(tuyaStyle.json)")
+            #expect(tuyaStyle.headers["preference-applied"] == nil)
+            let grant = try await Self.send(h, "GET", "/v1.0/token?grant_type=2", preferStatuses: false)
+            #expect(grant.status == 200 && grant.json["success"] as? Bool == false && grant.json["code"] as? Int == 1003)
+            let preferred = try await Self.send(
+                h, "POST", "/v1.0/iot-03/qrcode/parse", body: #"{"code":"https://elsewhere.example/d/X1"}"#, token: token
+            )
+            #expect(preferred.status == 404 && preferred.json["code"] as? Int == 3001, "\(preferred.json)")
+            #expect(preferred.headers["preference-applied"] == "http-status")
         }
     }
 

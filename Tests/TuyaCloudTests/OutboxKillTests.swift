@@ -67,9 +67,10 @@ struct OutboxKillTests {
                 #expect(row.state == .inflight)
                 #expect(try h.emulator.stats().effects("bind") == 1)
             }
-            // The child wrote its times with the real clock, a moment ahead of this test's manual
-            // one; and a dead process's lease (300 s) has to run out before anyone resends.
-            h.wallClock.advance(by: 360)
+            // The child wrote its times with the real clock, ahead of this test's manual one by as
+            // long as the child took (over a minute once, on a loaded CI machine); and a dead
+            // process's lease (300 s) has to run out before anyone resends.
+            h.wallClock.advance(by: max(0, Date().timeIntervalSince(h.wallClock.now())) + 360)
             let cloud = try h.makeCloud(registry: registry)
             let report = await OutboxDrainer(cloud: cloud).drain()
             await cloud.shutdown()

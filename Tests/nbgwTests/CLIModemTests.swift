@@ -196,6 +196,29 @@ struct CLIModemTests {
         _ = simulator.stop()
     }
 
+    @Test("- reads a command line from stdin; a secret on the command line draws a warning; no secret is printed")
+    func commandFromStandardInput() throws {
+        let simulator = try Simulator(["bg95"])
+        let piped = try cli.run(["at", simulator.paths[0], "AT+CGMI", "-", "--json"], input: "\n  AT+CGMM  \n")
+        #expect(piped.status == 0, "\(piped.stderr)")
+        let results = piped.json["results"] as? [[String: Any]] ?? []
+        #expect(results.map { $0["command"] as? String } == ["AT+CGMI", "AT+CGMM"])
+        #expect((results.last?["lines"] as? [String]) == ["BG95-M3"])
+        let pin = try cli.run(["at", simulator.paths[0], "-", "--json"], input: "AT+CPIN = \"1234\"\n")
+        let pinResults = pin.json["results"] as? [[String: Any]] ?? []
+        #expect(pinResults.first?["command"] as? String == "AT+CPIN =***", "\(pin.stdout)")
+        #expect(!pin.stderr.contains("warning"))
+        let argv = try cli.run("at", simulator.paths[0], "AT+CPIN = \"1234\"")
+        #expect(argv.stderr.hasPrefix("warning: AT+CPIN =*** puts a secret on the command line"), "\(argv.stderr)")
+        #expect(argv.stderr.contains("give - instead"))
+        for output in [pin.stdout, pin.stderr, argv.stdout, argv.stderr] {
+            #expect(!output.contains("1234"), "\(output)")
+        }
+        let short = try cli.run(["at", simulator.paths[0], "-", "-"], input: "AT+CSQ\n")
+        #expect(short.status == 64 && short.stderr.contains("stdin ended"), "\(short.stderr)")
+        _ = simulator.stop()
+    }
+
     @Test func interactiveConsoleShowsURCsApart() throws {
         let simulator = try Simulator(["bg95"])
         let console = Process()

@@ -41,8 +41,12 @@ final class CLI: Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[1]
     }()
 
-    /// Starts `nbgw args…` with `NBGW_DB` pointing at this test's store.
-    func start(_ arguments: [String], environment extra: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts `nbgw args…` with `NBGW_DB` pointing at this test's store; stdin is empty, or `input`.
+    func start(
+        _ arguments: [String],
+        environment extra: [String: String] = [:],
+        input: String? = nil
+    ) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = CLI.binary
         process.arguments = arguments
@@ -55,8 +59,13 @@ final class CLI: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         return (process, out, err)
     }
 
@@ -75,6 +84,11 @@ final class CLI: Sendable {
     @discardableResult
     func run(_ arguments: String..., environment: [String: String] = [:]) throws -> Result {
         CLI.finish(try start(arguments, environment: environment))
+    }
+
+    /// Runs `nbgw args…` with `input` on its stdin.
+    func run(_ arguments: [String], input: String) throws -> Result {
+        CLI.finish(try start(arguments, input: input))
     }
 
     /// Accounts alice/bob (owners) and gus (guest), homes, and one registered module; returns its id and label.

@@ -303,9 +303,29 @@ def cloud(args: argparse.Namespace, work: pathlib.Path) -> int:
     return status
 
 
+def sdk(args: argparse.Namespace, work: pathlib.Path) -> int:
+    """Tuya's own Python SDK through the pairing flow (tools/contract/sdk_flow.py) on a fresh
+    emulator: its default answers, no nonce, JSON with spaces."""
+    emulator = args.bin / "nbgw-cloud-emulator"
+    secret = "sdk-secret-" + os.urandom(8).hex()
+    env = dict(os.environ, NBGW_CLOUD_CLIENT_ID="sdkclient", NBGW_CLOUD_SECRET=secret)
+    server = Server(
+        [str(emulator), "--port", "0", "--db", str(work / "sdk.sqlite"), "--log-level", "error"],
+        env,
+        work / "sdk-server.log",
+    )
+    try:
+        url = server.first_line().strip().rsplit(" ", 1)[-1]
+        # The secret through the environment, never on argv.
+        result = subprocess.run([str(args.venv / "bin" / "python"), str(HERE / "sdk_flow.py"), url, "sdkclient"], env=env)
+        return 0 if result.returncode == 0 else 1
+    finally:
+        server.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("api", choices=["ingest", "cloud", "all"], nargs="?", default="all")
+    parser.add_argument("api", choices=["ingest", "cloud", "sdk", "all"], nargs="?", default="all")
     parser.add_argument("--bin", type=pathlib.Path, required=True, help="directory with nbgw and nbgw-cloud-emulator")
     parser.add_argument("--venv", type=pathlib.Path, default=ROOT / ".build-venv")
     parser.add_argument("--seed", type=int, default=18)
@@ -327,6 +347,8 @@ def main() -> int:
             status |= ingest(args, work)
         if args.api in ("cloud", "all"):
             status |= cloud(args, work)
+        if args.api in ("sdk", "all"):
+            status |= sdk(args, work)
     finally:
         if args.keep or status:
             print(f"contract: work directory kept: {work}", flush=True)

@@ -111,6 +111,10 @@ class TuyaSigning(requests.auth.AuthBase):
             extra.append((IDEMPOTENCY, request.headers[IDEMPOTENCY]))
             request.headers["Signature-Headers"] = IDEMPOTENCY
         request.headers.update(signed_headers(request.method, request.url, body, token, extra))
+        # Refusals with their own HTTP status, which is what schemathesis checks; without it they
+        # are HTTP 200 with the envelope, as Tuya's SDKs expect (docs/cloud-api.yaml, "Envelope and
+        # statuses"; tools/contract/sdk_flow.py drives that default with Tuya's own SDK).
+        request.headers["Prefer"] = "http-status"
         return request
 
 

@@ -59,7 +59,7 @@ extension DaemonConfiguration.Ingest {
     /// The ingest service's configuration (docs/ingest.md), without TLS: ``loadTLS()`` reads the
     /// files into ``IngestConfiguration/tls``.
     public var ingestConfiguration: IngestConfiguration {
-        IngestConfiguration(
+        var configuration = IngestConfiguration(
             host: listen.host,
             port: listen.port,
             maxBodyBytes: maxBodyBytes,
@@ -68,6 +68,12 @@ extension DaemonConfiguration.Ingest {
             bindTimeout: bindTimeout,
             serverName: "nbgwd"
         )
+        configuration.connectionLimits.maxConnections = maxConnections
+        configuration.connectionLimits.maxConnectionsPerClient = maxConnectionsPerClient
+        configuration.connectionLimits.idleTimeout = idleTimeout
+        configuration.publicOrigin = publicOrigin
+        configuration.trustedProxies = Set(trustedProxies)
+        return configuration
     }
 
     /// Reads and checks `tls_certificate` and `tls_key` (``IngestTLS/load(certificate:key:)``);

@@ -123,6 +123,14 @@ extension DaemonConfiguration {
         if metrics.isExposed, !metrics.allowRemote {
             report("metrics.listen", Self.metricsExposureProblem(metrics.listen))
         }
+        // Read as this process reads it: run --check-config as the daemon's user for its answer.
+        if let path = store.secretsKey {
+            do {
+                _ = try StoreSecretsKey.load(path: path)
+            } catch {
+                report("store.secrets_key", error.message)
+            }
+        }
         // The files are read now, so --check-config and a start both stop on a wrong certificate
         // or key instead of every handshake failing later.
         do {

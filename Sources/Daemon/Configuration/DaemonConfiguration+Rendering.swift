@@ -33,6 +33,14 @@ extension DaemonConfiguration {
         } else {
             lines.append("# group: \(Store.defaultGroup) when that group exists (the default)")
         }
+        if let key = store.secretsKey {
+            lines.append("secrets_key = \(quoted(key))")
+        } else {
+            lines.append(
+                "# secrets_key: $CREDENTIALS_DIRECTORY/\(SecretsKeySource.credentialName), else "
+                    + "\(SecretsKeySource.packagedPath) (the default)"
+            )
+        }
         lines.append("")
         lines.append("[control]")
         lines.append("enabled = \(control.enabled)")
@@ -129,6 +137,13 @@ extension DaemonConfiguration {
         lines.append("insecure_expose = \(ingest.insecureExpose)")
         if let certificate = ingest.tlsCertificate { lines.append("tls_certificate = \(quoted(certificate))") }
         if let key = ingest.tlsKey { lines.append("tls_key = \(quoted(key))") }
+        lines.append("max_connections = \(ingest.maxConnections)")
+        lines.append("max_connections_per_client = \(ingest.maxConnectionsPerClient)")
+        lines.append("idle_timeout = \(seconds(ingest.idleTimeout))")
+        if let origin = ingest.publicOrigin { lines.append("public_origin = \(quoted(origin))") }
+        if !ingest.trustedProxies.isEmpty {
+            lines.append("trusted_proxies = [\(ingest.trustedProxies.map(quoted).joined(separator: ", "))]")
+        }
         lines.append("")
         lines.append("[shutdown]")
         lines.append("grace_period = \(seconds(shutdown.gracePeriod))")
@@ -139,6 +154,8 @@ extension DaemonConfiguration {
         lines += renderedHooks(seconds: seconds, quoted: quoted)
         lines.append("")
         lines += renderedLabels(quoted: quoted)
+        lines.append("")
+        lines += renderedConsole(seconds: seconds)
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -3,6 +3,10 @@ import Logging
 import NBGWCore
 import TOMLKit
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension DaemonConfiguration {
     /// The top-level tables a config file may have.
     static let sections = [
@@ -50,7 +54,7 @@ extension DaemonConfiguration {
         }
         var reader = ConfigurationReader(locator: TOMLKeyLocator(text: text))
         var configuration = DaemonConfiguration()
-        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection])
+        reader.checkKeys(root, at: "", allowed: sections + [hooksSection, labelsSection, consoleSection])
         if let table = reader.table(root, "store", at: "") {
             configuration.store = readStore(table, &reader)
         }
@@ -109,6 +113,9 @@ extension DaemonConfiguration {
         if let table = reader.table(root, labelsSection, at: "") {
             configuration.labels = readLabels(table, &reader)
         }
+        if let table = reader.table(root, consoleSection, at: "") {
+            configuration.console = readConsole(table, &reader)
+        }
         if !reader.problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: reader.problems)
         }
@@ -116,8 +123,20 @@ extension DaemonConfiguration {
     }
 
     private static func readStore(_ table: TOMLTable, _ reader: inout ConfigurationReader) -> Store {
-        reader.checkKeys(table, at: "store", allowed: ["path", "group"])
+        reader.checkKeys(table, at: "store", allowed: ["path", "group", "secrets_key"])
         var store = Store()
+        if let key = reader.string(table, "secrets_key", at: "store", example: "\"/etc/nbgw/secrets.key\"") {
+            if key.hasPrefix("/") {
+                store.secretsKey = key
+            } else {
+                reader.report(
+                    "store.secrets_key",
+                    "\(key.escapedForDisplay()) is not an absolute path: write secrets_key = "
+                        + "\"/etc/nbgw/secrets.key\", or leave it out to use the key systemd hands nbgwd "
+                        + "(docs/operations.md, \"Module credentials\")"
+                )
+            }
+        }
         if let group = reader.string(table, "group", at: "store", example: "\"nbgw\"") {
             // A group name (useradd(8)'s rules) or a number.
             if !group.isEmpty, group.count <= 32,
@@ -477,7 +496,8 @@ extension DaemonConfiguration {
             at: "ingest",
             allowed: [
                 "enabled", "listen", "rate_limit", "burst", "max_body", "bind_timeout", "insecure_expose",
-                "tls_certificate", "tls_key",
+                "tls_certificate", "tls_key", "max_connections", "max_connections_per_client", "idle_timeout",
+                "public_origin", "trusted_proxies",
             ]
         )
         var ingest = Ingest()
@@ -503,6 +523,7 @@ extension DaemonConfiguration {
             ingest.bindTimeout = timeout
         }
         ingest.insecureExpose = reader.bool(table, "insecure_expose", at: "ingest") ?? false
+        readListenerLimits(table, into: &ingest, &reader)
         let examples = ["tls_certificate": "\"/etc/nbgw/ingest.crt\"", "tls_key": "\"/etc/nbgw/ingest.key\""]
         for key in ["tls_certificate", "tls_key"] {
             guard let path = reader.string(table, key, at: "ingest", example: examples[key] ?? "") else { continue }
@@ -532,6 +553,70 @@ extension DaemonConfiguration {
             reader.report("ingest.listen", exposureProblem(ingest.listen))
         }
         return ingest
+    }
+
+    /// `max_connections`, `max_connections_per_client`, `idle_timeout`, `public_origin` and
+    /// `trusted_proxies` (docs/operations.md, "Hostile load").
+    private static func readListenerLimits(
+        _ table: TOMLTable,
+        into ingest: inout Ingest,
+        _ reader: inout ConfigurationReader
+    ) {
+        if let count = reader.integer(table, "max_connections", at: "ingest", in: 16...65_536, unit: "connections") {
+            ingest.maxConnections = count
+        }
+        if let count = reader.integer(
+            table,
+            "max_connections_per_client",
+            at: "ingest",
+            in: 1...65_536,
+            unit: "connections"
+        ) {
+            ingest.maxConnectionsPerClient = count
+        }
+        if let idle = reader.seconds(table, "idle_timeout", at: "ingest", in: 1...3600, example: "20") {
+            ingest.idleTimeout = idle
+        }
+        if let origin = reader.string(table, "public_origin", at: "ingest", example: "\"https://gw.example\"") {
+            if let problem = publicOriginProblem(origin) {
+                reader.report("ingest.public_origin", problem)
+            } else {
+                ingest.publicOrigin = origin
+            }
+        }
+        if let proxies = reader.strings(table, "trusted_proxies", at: "ingest", example: "[\"127.0.0.1\"]") {
+            for proxy in proxies where !isIPAddress(proxy) {
+                reader.report(
+                    "ingest.trusted_proxies",
+                    "\(proxy.escapedForDisplay()) is not an IP address: list the proxies' addresses as the gateway "
+                        + "sees them, e.g. trusted_proxies = [\"127.0.0.1\"] (host names are not resolved)"
+                )
+            }
+            ingest.trustedProxies = proxies.filter(isIPAddress)
+        }
+    }
+
+    /// Whether `text` is an IPv4 or IPv6 address literal (never a name: nothing is resolved).
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+
+    /// Why `public_origin` is not an origin (scheme, host, optional port; nothing after), or nil.
+    static func publicOriginProblem(_ origin: String) -> String? {
+        let lower = origin.lowercased()
+        let scheme = ["https://", "http://"].first { lower.hasPrefix($0) }
+        guard let scheme else {
+            return "\(origin.escapedForDisplay()) does not start with https:// (or http://): write the origin "
+                + "browsers use, e.g. public_origin = \"https://gw.example\""
+        }
+        let rest = lower.dropFirst(scheme.count)
+        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("@"), !rest.contains("?"), !rest.contains("#") else {
+            return "\(origin.escapedForDisplay()) is not an origin: scheme, host and optional port only, no path, "
+                + "user or query, e.g. public_origin = \"https://gw.example:8443\""
+        }
+        return nil
     }
 
     /// Why a non-loopback `listen` is refused, and the three ways out.

@@ -38,6 +38,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var hooks: Hooks = Hooks()
     /// `[labels]`: a label file per module the daemon registers.
     public var labels: LabelFiles = LabelFiles()
+    /// `[console]`: the web console's CSV batches (limits, retention, quota).
+    public var console: ConsoleSettings = ConsoleSettings()
 
     /// The built-in defaults (examples/nbgwd.toml spells them out).
     public init(
@@ -73,17 +75,23 @@ extension DaemonConfiguration {
         /// The operators' group when the config names none.
         public static let defaultGroup = "nbgw"
 
-        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (systemd's
-        /// `StateDirectory=nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
+        /// The SQLite file; nil: `$NBGW_DB`, else `$STATE_DIRECTORY/nbgw.sqlite` (the unit's
+        /// `STATE_DIRECTORY=/var/lib/nbgw`: `/var/lib/nbgw/nbgw.sqlite`), else the per-user XDG default.
         public var path: String?
         /// The group that shares the store's files (mode 0660, directory 2770) and the control socket
         /// with the daemon: its members run `nbgw` without sudo. nil: ``defaultGroup``, or owner-only
         /// files when no group of that name exists (a developer's machine). A name or a number.
         public var group: String?
+        /// `secrets_key`: the file holding the key the modules' credentials are sealed under
+        /// (readable by the daemon's user only); nil: the key systemd hands the daemon
+        /// (`$CREDENTIALS_DIRECTORY/secrets.key`, `LoadCredential=`), else
+        /// `/etc/nbgw/credentials/secrets.key` when this process may read it (``SecretsKeySource``).
+        public var secretsKey: String?
 
-        public init(path: String? = nil, group: String? = nil) {
+        public init(path: String? = nil, group: String? = nil, secretsKey: String? = nil) {
             self.path = path
             self.group = group
+            self.secretsKey = secretsKey
         }
     }
 
@@ -92,7 +100,7 @@ extension DaemonConfiguration {
         /// Serve the control socket (`nbgw at`, `nbgw modem reset|reprobe|release|resume`,
         /// `nbgw modems --watch`).
         public var enabled: Bool
-        /// The socket; nil: `/run/nbgw/control.sock` (the unit's `RuntimeDirectory=nbgw`).
+        /// The socket; nil: `/run/nbgw/control.sock` (`/run/nbgw` from the package's tmpfiles.d).
         public var socket: String?
 
         public init(enabled: Bool = true, socket: String? = nil) {
@@ -210,6 +218,18 @@ extension DaemonConfiguration {
         public var tlsCertificate: String?
         /// The certificate's private key (PEM, unencrypted, absolute path, not readable by other users).
         public var tlsKey: String?
+        /// `max_connections`: connections open at once on the listener (docs/operations.md, "Hostile
+        /// load"); the daemon lowers it to half its descriptor limit at start.
+        public var maxConnections = 512
+        /// `max_connections_per_client`: connections one client address may hold.
+        public var maxConnectionsPerClient = 64
+        /// `idle_timeout`: a connection without a request in flight (or whose head does not arrive)
+        /// closes after this.
+        public var idleTimeout: Duration = .seconds(20)
+        /// `public_origin`: the origin browsers use when a TLS proxy is in front (docs/console.md).
+        public var publicOrigin: String?
+        /// `trusted_proxies`: addresses whose `X-Forwarded-For` is believed.
+        public var trustedProxies: [String] = []
 
         public init(
             enabled: Bool = false,

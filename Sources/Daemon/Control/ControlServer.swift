@@ -69,7 +69,17 @@ public final class ControlServer: Service, Sendable {
 
     public func run() async throws {
         let fd = try ControlSocketListener.open(path: socketPath, group: group)
-        let loop = try ControlSocketLoop(listenFD: fd)
+        var limits = ControlSocketLoop.Limits()
+        limits.refusalLine = { reason in
+            ControlJSON.line(
+                ControlReply<Empty>(
+                    id: nil,
+                    type: .error,
+                    error: ControlError(code: ErrorCode.rateLimited.rawValue, message: reason)
+                )
+            )
+        }
+        let loop = try ControlSocketLoop(listenFD: fd, limits: limits)
         loop.start()
         defer { unlink(socketPath) }
         await withTaskCancellationHandler {
@@ -99,6 +109,11 @@ public final class ControlServer: Service, Sendable {
                             )
                             loop.close(id)
                         }
+                    case .refused(let peer, let reason):
+                        logger.notice(
+                            "control connection refused: over a limit",
+                            metadata: ["peer.user": "\(peer.user)", "peer.uid": "\(peer.uid)", "reason": "\(reason)"]
+                        )
                     case .line(let id, let bytes):
                         guard let peer = peers[id] else { continue }
                         dispatch(bytes, from: peer, connection: id, loop: loop)
@@ -219,11 +234,19 @@ public final class ControlServer: Service, Sendable {
             )
             return
         }
-        let task = Task { [self] in
-            await handle(operation, request, peer: peer, connection: connection, loop: loop)
-            _ = tasks.withLock { $0[connection]?.removeValue(forKey: request.id) }
+        // Created under the lock: the task's own removal (which takes the lock) cannot run before
+        // it is recorded, so a quick request never leaves a finished task behind.
+        // The busy marks are set under the same lock, so they follow the table's order.
+        tasks.withLock { running in
+            loop.markBusy(connection, true)
+            running[connection, default: [:]][request.id] = Task { [self] in
+                await handle(operation, request, peer: peer, connection: connection, loop: loop)
+                tasks.withLock { running in
+                    running[connection]?.removeValue(forKey: request.id)
+                    if running[connection]?.isEmpty ?? true { loop.markBusy(connection, false) }
+                }
+            }
         }
-        tasks.withLock { $0[connection, default: [:]][request.id] = task }
     }
 
     private func cancelTasks(of connection: UInt64) {

@@ -11,7 +11,7 @@ public enum ControlSocketError: Error, Sendable, Equatable, CustomStringConverti
         switch self {
         case .cannotListen(let path, let reason):
             "cannot listen on the control socket \(path): \(reason); check that its directory exists and is the "
-                + "daemon's (RuntimeDirectory=nbgw in the unit), or set [control] socket"
+                + "daemon's (nbgw:nbgw 0750, made by the package's tmpfiles.d), or set [control] socket"
         case .alreadyServed(let path):
             "another nbgwd already answers on \(path): stop it first (two daemons would fight over the modems)"
         case .resources(let reason):

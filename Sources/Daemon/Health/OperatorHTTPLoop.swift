@@ -1,4 +1,5 @@
 import Foundation
+import NBGWCore
 import PosixSupport
 import Synchronization
 
@@ -192,13 +193,12 @@ final class OperatorHTTPLoop: @unchecked Sendable {
                 return
             }
             nextID += 1
-            connections[nextID] = Connection(fd: fd, deadline: deadline())
+            connections[nextID] = Connection(fd: fd, deadline: deadline(after: limits.headTimeout))
         }
     }
 
-    private func deadline() -> UInt64 {
-        Posix.monotonicNanoseconds() + UInt64(limits.requestTimeout.components.seconds) * 1_000_000_000
-            + UInt64(limits.requestTimeout.components.attoseconds / 1_000_000_000)
+    private func deadline(after timeout: Duration) -> UInt64 {
+        Posix.monotonicNanoseconds() + UInt64(max(0, timeout.inMilliseconds)) * 1_000_000
     }
 
     private func receive(_ id: UInt64, buffer: inout [UInt8]) {
@@ -234,6 +234,7 @@ final class OperatorHTTPLoop: @unchecked Sendable {
             let request = try OperatorHTTPRequest.parse(head: head)
             connections[id]?.isHead = request.method == "HEAD"
             connections[id]?.phase = .handling
+            connections[id]?.deadline = deadline(after: limits.requestTimeout)
             requestSink.yield(Accepted(id: id, request: request))
         } catch {
             answer(id, .text(400, "bad request: \(error.description)"))

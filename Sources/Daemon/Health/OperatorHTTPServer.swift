@@ -7,8 +7,8 @@ import ServiceLifecycle
 ///
 /// Limits, each answered rather than left hanging: ``Limits/maxConnections`` open at once (more
 /// wait in the listen backlog), a request head of ``Limits/maxHeadBytes`` (431 beyond), and
-/// ``Limits/requestTimeout`` for the head to arrive (408), the handler to answer (503) and the
-/// response to be read (dropped). A malformed request line is 400.
+/// ``Limits/headTimeout`` for the head to arrive (408), ``Limits/requestTimeout`` for the handler to
+/// answer (503) and the response to be read (dropped). A malformed request line is 400.
 ///
 /// A ServiceLifecycle `Service`: `run()` binds (throwing ``OperatorHTTPServerError`` when it
 /// cannot), reports the bound address through `onListening`, serves until graceful shutdown or
@@ -17,11 +17,22 @@ public final class OperatorHTTPServer: Service, Sendable {
     public struct Limits: Sendable {
         public var maxConnections: Int
         public var maxHeadBytes: Int
+        /// How long a connection may take to send its whole request head. Why 3 s: a scrape or a
+        /// health check sends it in one packet at once; a client trickling bytes holds one of
+        /// ``maxConnections`` for no longer than this.
+        public var headTimeout: Duration
+        /// How long the handler may take, and the client to read the answer, after the head.
         public var requestTimeout: Duration
 
-        public init(maxConnections: Int = 64, maxHeadBytes: Int = 8192, requestTimeout: Duration = .seconds(10)) {
+        public init(
+            maxConnections: Int = 64,
+            maxHeadBytes: Int = 8192,
+            headTimeout: Duration = .seconds(3),
+            requestTimeout: Duration = .seconds(10)
+        ) {
             self.maxConnections = maxConnections
             self.maxHeadBytes = maxHeadBytes
+            self.headTimeout = headTimeout
             self.requestTimeout = requestTimeout
         }
     }

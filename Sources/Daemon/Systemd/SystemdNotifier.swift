@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 // glibc's socket names (MSG_NOSIGNAL, …): CLinux includes <sys/socket.h>, and in a whole-module
@@ -16,16 +18,62 @@ import Darwin
 ///     try notifier.notify(["READY=1", "STATUS=8 modems ready"])
 /// }
 /// ```
+///
+/// The datagram socket is opened once, when the notifier is made (at start), and kept: a daemon
+/// whose descriptors run out (1,100 idle connections took all 1,024 of them before the listener
+/// was capped) must still reach systemd, or the watchdog restarts it.
 public struct SystemdNotifier: Sendable, Hashable {
     /// The socket as `NOTIFY_SOCKET` names it (`/run/systemd/notify` or `@name`).
     public let socketPath: String
     /// How often systemd expects `WATCHDOG=1` to be sent: half of `WATCHDOG_USEC`, as sd_watchdog_enabled(3)
     /// recommends; nil when the watchdog is off (or meant for another process, `WATCHDOG_PID`).
     public let watchdogInterval: Duration?
+    private let datagrams: Datagrams
 
     public init(socketPath: String, watchdogInterval: Duration? = nil) {
         self.socketPath = socketPath
         self.watchdogInterval = watchdogInterval
+        self.datagrams = Datagrams()
+    }
+
+    public static func == (lhs: SystemdNotifier, rhs: SystemdNotifier) -> Bool {
+        lhs.socketPath == rhs.socketPath && lhs.watchdogInterval == rhs.watchdogInterval
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(socketPath)
+        hasher.combine(watchdogInterval)
+    }
+
+    /// The notifier's one datagram socket, opened at once and closed with the last copy of the
+    /// notifier; reopened at the next notification if it could not be opened (descriptors ran out).
+    final class Datagrams: Sendable {
+        private let descriptor: Mutex<Int32>
+
+        init() {
+            descriptor = Mutex(Self.open())
+        }
+
+        deinit {
+            let fd = descriptor.withLock { $0 }
+            if fd >= 0 { close(fd) }
+        }
+
+        /// The open descriptor, or -1 with `errno` set.
+        func use<T>(_ body: (Int32) -> T) -> T {
+            descriptor.withLock { fd in
+                if fd < 0 { fd = Self.open() }
+                return body(fd)
+            }
+        }
+
+        private static func open() -> Int32 {
+            #if canImport(Glibc)
+            Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            #else
+            Darwin.socket(AF_UNIX, SOCK_DGRAM, 0)
+            #endif
+        }
     }
 
     /// The notifier systemd set up for this process, or nil when `NOTIFY_SOCKET` is unset (not
@@ -67,26 +115,20 @@ public struct SystemdNotifier: Sendable, Hashable {
         }
         // A path is NUL-terminated; an abstract name is exactly its bytes (the NUL is part of sun_path).
         let length = MemoryLayout<sockaddr_un>.offset(of: \sockaddr_un.sun_path)! + name.count + (abstract ? 0 : 1)
-        #if canImport(Glibc)
-        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        #else
-        let descriptor = socket(AF_UNIX, SOCK_DGRAM, 0)
-        #endif
-        guard descriptor >= 0 else {
-            throw SystemdNotifierError(socket: socketPath, operation: "socket", code: errno)
-        }
-        defer { close(descriptor) }
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                message.withUnsafeBytes { bytes in
-                    sendto(
-                        descriptor,
-                        bytes.baseAddress,
-                        bytes.count,
-                        Int32(MSG_NOSIGNAL),
-                        socketAddress,
-                        socklen_t(length)
-                    )
+        let sent = datagrams.use { descriptor -> Int in
+            guard descriptor >= 0 else { return -1 }
+            return withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    message.withUnsafeBytes { bytes in
+                        sendto(
+                            descriptor,
+                            bytes.baseAddress,
+                            bytes.count,
+                            Int32(MSG_NOSIGNAL),
+                            socketAddress,
+                            socklen_t(length)
+                        )
+                    }
                 }
             }
         }

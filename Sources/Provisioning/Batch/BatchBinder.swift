@@ -41,10 +41,13 @@ public struct BatchBinder: Sendable {
     /// - Parameters:
     ///   - progress: called after every chunk.
     ///   - shouldStop: polled between chunks; when true the run stops at that boundary, committed.
+    ///   - opened: called once the store has opened (or found, to resume) the job, before any row
+    ///     is read: a front end learns the job's id there (the console answers the upload with it).
     public func run(
         _ request: BatchRequest,
         progress: (BatchProgress) -> Void = { _ in },
-        shouldStop: () -> Bool = { false }
+        shouldStop: () -> Bool = { false },
+        opened: (BatchJob) -> Void = { _ in }
     ) throws(NBGWError) -> BatchSummary {
         let started = ContinuousClock.now
         let inputPath = URL(fileURLWithPath: request.inputPath).standardizedFileURL.resolvingSymlinksInPath().path
@@ -86,6 +89,7 @@ public struct BatchBinder: Sendable {
         return try registry.bindings.withBatchSession(dryRun: request.dryRun, queueForCloud: cloud.syncsBindings) {
             session in
             let job = try session.openJob(input, restart: request.restart || request.dryRun)
+            opened(job)
             let account = request.defaultAccount ?? job.defaultAccount
             let home = request.defaultHome ?? job.defaultHome
             var run = Run(

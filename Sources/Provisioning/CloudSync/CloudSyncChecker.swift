@@ -20,7 +20,18 @@ public enum CloudSyncChecker {
         } key: {
             $0.deviceID
         }
-        let credentials = try registry.directory.moduleCredentials()
+        let credentials: [String: String]
+        do {
+            credentials = try registry.directory.moduleCredentials()
+        } catch  where error.code == .secretsKeyMissing {
+            throw NBGWError(
+                .secretsKeyMissing,
+                "the sync check hands the cloud each module's credential, and they are sealed under the store's "
+                    + "secrets key, which this process does not hold (\(registry.secretsKey)); run the check as root "
+                    + "(`sudo nbgw cloud sync --check`), which reads the key (docs/operations.md, \"Module "
+                    + "credentials\")"
+            )
+        }
         let inventory: CloudInventory
         do {
             inventory = try await cloud.inventory(

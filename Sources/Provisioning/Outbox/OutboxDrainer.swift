@@ -51,6 +51,14 @@ public struct OutboxDrainer: Sendable {
     public func drain(maxRows: Int = 10_000) async -> OutboxDrainReport {
         var report = OutboxDrainReport()
         var handled = 0
+        guard sender.canSend else {
+            // Nothing is claimed: every row needs the credentials this process cannot open.
+            report.stoppedBy = "queued; the daemon sends them: " + sender.credentialsUnavailable("the modules")
+            if let counts = try? registry.outbox.counts() {
+                report.remaining = Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) })
+            }
+            return report
+        }
         drainLoop: while handled < maxRows {
             let batch: [Registry.OutboxEntry]
             do {
@@ -139,6 +147,10 @@ public struct OutboxDrainer: Sendable {
             report.rescheduled += 1
             failure(error, final: false)
             return "fix the cloud configuration (\(error.code.rawValue)): \(error.message)"
+        case .leftForDaemon(let error):
+            // Every other row that needs a credential would be left the same way.
+            failure(error, final: false)
+            return error.message
         }
     }
 

@@ -27,6 +27,9 @@ public struct OutboxSender: Sendable {
         case dead(NBGWError)
         /// Another sender took the row over (our lease ran out); it settles the row.
         case claimLost(NBGWError)
+        /// This process cannot open the module credentials the row needs (it holds no secrets key:
+        /// an operator's CLI): the row is pending again at once, unchanged, for the daemon.
+        case leftForDaemon(NBGWError)
     }
 
     public let registry: Registry
@@ -60,6 +63,20 @@ public struct OutboxSender: Sendable {
         self.backoff = backoff
         self.jitter = jitter
         self.logger = logger ?? Logger(label: "nbgw.outbox", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    /// False when the cloud needs the modules' credentials to send anything (a thing's password
+    /// and token at Kii) and this process cannot open them (no secrets key): then nothing is
+    /// claimed here, and the rows wait for the daemon (docs/operations.md, "Module credentials").
+    public var canSend: Bool {
+        !cloud.wantsModuleSecret || registry.secretsKey.key != nil
+    }
+
+    /// Why this process leaves its cloud work to the daemon (``canSend`` false), for `subject`.
+    func credentialsUnavailable(_ subject: String) -> String {
+        "this cloud needs the module credentials of \(subject), sealed under the store's secrets key, and this "
+            + "process has none (\(registry.secretsKey)); only nbgwd (and root) can open them (docs/operations.md, "
+            + "\"Module credentials\")"
     }
 
     // MARK: Sending one row
@@ -112,6 +129,9 @@ public struct OutboxSender: Sendable {
             if error.kind == .refused, error.error.code == .storeUnavailable {
                 return .claimLost(error.error)
             }
+            if error.error.code == .secretsKeyMissing {
+                return leaveForDaemon(entry, error.error)
+            }
             return settle(entry, error)
         }
     }
@@ -125,6 +145,14 @@ public struct OutboxSender: Sendable {
         budget: Duration,
         clock: any Clock<Duration>
     ) async -> CloudSyncStatus {
+        guard canSend else {
+            return CloudSyncStatus(
+                state: .queued,
+                outboxID: entry.id,
+                message: "outbox row #\(entry.id); the daemon sends it: " + credentialsUnavailable(entry.subject),
+                code: ErrorCode.secretsKeyMissing.rawValue
+            )
+        }
         let claimed: Registry.OutboxEntry?
         do {
             claimed = try registry.outbox.claim(id: entry.id, owner: owner, lease: lease)
@@ -158,7 +186,7 @@ public struct OutboxSender: Sendable {
                     + "#\(entry.id)), `nbgw cloud sync` or the daemon sends it",
                 code: error.code.rawValue
             )
-        case .rescheduled(let error), .stopped(let error), .claimLost(let error):
+        case .rescheduled(let error), .stopped(let error), .claimLost(let error), .leftForDaemon(let error):
             return CloudSyncStatus(
                 state: .queued,
                 outboxID: entry.id,
@@ -183,8 +211,11 @@ public struct OutboxSender: Sendable {
         _ attempt: CloudAttempt
     ) async throws(CloudFailure) -> Result {
         let identity = payload.identity
-        let secret = try local { () throws(NBGWError) in try registry.directory.moduleSecret(imei: identity.imei.digits)
-        }
+        // Only a cloud that authenticates things by password gets (and so makes) a secret.
+        let secret =
+            cloud.wantsModuleSecret
+            ? try local { () throws(NBGWError) in try registry.directory.moduleSecret(imei: identity.imei.digits) }
+            : nil
         let module = CloudModule(
             identity: identity,
             knownDeviceID: payload.proposedDeviceID,
@@ -238,15 +269,19 @@ public struct OutboxSender: Sendable {
     }
 
     /// Runs a store call; a store that fails mid-send means the claim may be lost (another sender
-    /// settles the row), so its error is `STORE_UNAVAILABLE`, refused, and not settled here.
+    /// settles the row), so its error is `STORE_UNAVAILABLE`, refused, and not settled here. A
+    /// credential this process cannot open keeps its code: without the key the row is left for the
+    /// daemon (``leaveForDaemon(_:_:)``); under another key it is a configuration to fix (pending
+    /// with backoff, the drain stops).
     private func local<T>(_ body: () throws(NBGWError) -> T) throws(CloudFailure) -> T {
         do {
             return try body()
         } catch {
-            if error.code == .internalError {
-                throw CloudFailure(.refused, error)
+            switch error.code {
+            case .internalError, .secretsKeyMissing, .invalidArgument: throw CloudFailure(.refused, error)
+            case .secretsKeyMismatch: throw CloudFailure(.misconfigured, error)
+            default: throw CloudFailure(.refused, NBGWError(.storeUnavailable, error.message))
             }
-            throw CloudFailure(.refused, NBGWError(.storeUnavailable, error.message))
         }
     }
 
@@ -258,6 +293,30 @@ public struct OutboxSender: Sendable {
     }
 
     // MARK: Settling
+
+    /// Gives the row back due at once (no backoff: the cloud did nothing wrong; the claim still
+    /// counts as an attempt), with why in its last error (`nbgw cloud sync --check` shows it), for
+    /// the daemon to send. Reached only past ``canSend`` (a credential a cloud that wants no secret
+    /// still reads).
+    private func leaveForDaemon(_ entry: Registry.OutboxEntry, _ error: NBGWError) -> Result {
+        let message = "outbox row #\(entry.id); the daemon sends it: " + credentialsUnavailable(entry.subject)
+        do {
+            guard
+                try registry.outbox.fail(
+                    id: entry.id,
+                    owner: owner,
+                    code: error.code.rawValue,
+                    message: message,
+                    retryAfter: .zero
+                )
+            else {
+                return .claimLost(NBGWError(error.code, message + " (the row was taken over by another sender)"))
+            }
+        } catch {
+            return .stopped(error)
+        }
+        return .leftForDaemon(NBGWError(error.code, message))
+    }
 
     private func settle(_ entry: Registry.OutboxEntry, _ failure: CloudFailure) -> Result {
         let error = failure.error

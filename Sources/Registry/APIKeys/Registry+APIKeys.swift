@@ -5,12 +5,22 @@ import NBGWCore
 extension Registry {
     /// An operator API key for the ingest API, as stored: never the key itself, only its digest.
     public struct APIKey: Sendable, Equatable, Codable {
+        /// What a key may do, fixed at creation (migration v13; the schema refuses a change).
+        public enum Scope: String, Sendable, Equatable, Codable, CaseIterable {
+            /// Every route of the ingest API (what every key created before v13 is).
+            case full
+            /// Parse a QR, bind, read a pairing result: a scanner or a binding station, which then
+            /// cannot list bindings, read device trails or unbind.
+            case bind
+        }
+
         public var name: String
         /// The public lookup part of the key (`nbgw_XXXXXXXX`); safe to print.
         public var prefix: String
         public var createdAt: Date
         public var revokedAt: Date?
         public var lastUsedAt: Date?
+        public var scope: Scope = .full
 
         public var isRevoked: Bool { revokedAt != nil }
     }
@@ -33,7 +43,13 @@ extension Registry.APIKeys {
     /// - Parameters:
     ///   - prefix: the key's public lookup part (unique).
     ///   - keyHash: SHA-256 of the whole key, 32 bytes.
-    public func create(name: String, prefix: String, keyHash: [UInt8]) throws(NBGWError) -> Registry.APIKey {
+    ///   - scope: what the key may do (``Registry/APIKey/Scope``).
+    public func create(
+        name: String,
+        prefix: String,
+        keyHash: [UInt8],
+        scope: Registry.APIKey.Scope = .full
+    ) throws(NBGWError) -> Registry.APIKey {
         try Registry.validateAPIKeyName(name)
         guard keyHash.count == 32 else {
             throw NBGWError(.internalError, "API key digest must be 32 bytes (SHA-256), got \(keyHash.count)")
@@ -48,10 +64,10 @@ extension Registry.APIKeys {
                 )
             }
             try db.execute(
-                sql: "INSERT INTO api_key (name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [name, prefix, Data(keyHash), now]
+                sql: "INSERT INTO api_key (name, prefix, key_hash, created_at, scope) VALUES (?, ?, ?, ?, ?)",
+                arguments: [name, prefix, Data(keyHash), now, scope.rawValue]
             )
-            return Registry.APIKey(name: name, prefix: prefix, createdAt: Date(millis: now))
+            return Registry.APIKey(name: name, prefix: prefix, createdAt: Date(millis: now), scope: scope)
         }
     }
 
@@ -147,8 +163,8 @@ extension Registry {
     }
 
     /// The columns ``apiKey(_:)`` reads, in its order (every query of keys selects these first).
-    static let apiKeyColumns = "name, prefix, created_at, revoked_at, last_used_at"
-    static let apiKeyColumnCount: Int32 = 5
+    static let apiKeyColumns = "name, prefix, created_at, revoked_at, last_used_at, scope"
+    static let apiKeyColumnCount: Int32 = 6
 
     /// The key in the current row of a statement that selected ``apiKeyColumns`` first.
     static func apiKey(_ row: PreparedStatement) -> APIKey {
@@ -157,7 +173,9 @@ extension Registry {
             prefix: row.string(1) ?? "",
             createdAt: Date(millis: row.int64(2)),
             revokedAt: row.optionalInt64(3).map(Date.init(millis:)),
-            lastUsedAt: row.optionalInt64(4).map(Date.init(millis:))
+            lastUsedAt: row.optionalInt64(4).map(Date.init(millis:)),
+            // A scope this build does not know (a newer store) is read as the narrowest.
+            scope: APIKey.Scope(rawValue: row.string(5) ?? "") ?? .bind
         )
     }
 }

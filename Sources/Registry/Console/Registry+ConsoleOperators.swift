@@ -27,9 +27,22 @@ extension Registry {
         public var detail: String?
     }
 
+    /// The operator's columns, with the refusals and lock-out summed up over the client addresses
+    /// that tried their name (`console_signin_failure`, migration v13): the most refusals in a row
+    /// from one address, and the latest lock's end.
+    static let consoleOperatorColumns = """
+        o.name, o.role, o.password_hash, o.created_at, o.last_signin_at,
+        coalesce((SELECT max(f.failures) FROM console_signin_failure f WHERE f.name = o.name), 0) AS failed_attempts,
+        (SELECT max(f.locked_until) FROM console_signin_failure f WHERE f.name = o.name) AS locked_until
+        """
+
     static func fetchConsoleOperator(_ db: Database, name: String) throws -> ConsoleOperator? {
-        try Row.fetchOne(db, sql: "SELECT * FROM console_operator WHERE name = ?", arguments: [name])
-            .map(ConsoleOperator.init(row:))
+        try Row.fetchOne(
+            db,
+            sql: "SELECT \(consoleOperatorColumns) FROM console_operator o WHERE o.name = ?",
+            arguments: [name]
+        )
+        .map(ConsoleOperator.init(row:))
     }
 }
 
@@ -51,7 +64,7 @@ extension ConsoleOperator {
 
 extension Registry.Console {
     /// Adds a console operator, or replaces the password and role of an existing one when
-    /// `replace` (which also lifts a lock-out).
+    /// `replace` (which also lifts a lock-out, and ends their sessions: the schema's trigger).
     ///
     /// - Throws: `INVALID_ARGUMENT` for a bad name, or when the operator exists and not `replace`.
     @discardableResult
@@ -84,6 +97,7 @@ extension Registry.Console {
                         """,
                     arguments: [role.rawValue, passwordHash, now, name]
                 )
+                try db.execute(sql: "DELETE FROM console_signin_failure WHERE name = ?", arguments: [name])
             } else {
                 try db.execute(
                     sql: """
@@ -105,7 +119,11 @@ extension Registry.Console {
     /// Every console operator, by name.
     public func operators() throws(NBGWError) -> [ConsoleOperator] {
         try registry.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM console_operator ORDER BY name").map(ConsoleOperator.init(row:))
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Registry.consoleOperatorColumns) FROM console_operator o ORDER BY o.name"
+            )
+            .map(ConsoleOperator.init(row:))
         }
     }
 
@@ -118,46 +136,12 @@ extension Registry.Console {
         }
     }
 
-    /// Counts a refused sign-in; from the `limit`-th in a row on, locks the operator until
-    /// `now + lockFor`. Returns the operator as stored afterwards (nil: no such operator).
-    public func recordSignInFailure(
-        name: String,
-        limit: Int,
-        lockFor: Duration
-    ) throws(NBGWError) -> ConsoleOperator? {
-        let now = registry.nowMillis()
-        let lockMillis = lockFor.components.seconds * 1000 + lockFor.components.attoseconds / 1_000_000_000_000_000
-        return try registry.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE console_operator SET failed_attempts = failed_attempts + 1,
-                        locked_until = CASE WHEN failed_attempts + 1 >= ? THEN ? ELSE locked_until END
-                    WHERE name = ?
-                    """,
-                arguments: [limit, now + lockMillis, name]
-            )
-            return try Registry.fetchConsoleOperator(db, name: name)
-        }
-    }
-
-    /// A sign-in succeeded: the count of refusals starts again.
-    public func recordSignIn(name: String) throws(NBGWError) {
-        let now = registry.nowMillis()
-        try registry.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE console_operator SET failed_attempts = 0, locked_until = NULL, last_signin_at = ?
-                    WHERE name = ?
-                    """,
-                arguments: [now, name]
-            )
-        }
-    }
-
-    /// Lifts a lock-out (`nbgw operators unlock`). Returns false when there is no such operator.
+    /// Removes an operator's refusal counts from every address and lifts their lock-outs (`nbgw
+    /// operators unlock`). Returns false when there is no such operator.
     @discardableResult
     public func unlockOperator(named name: String) throws(NBGWError) -> Bool {
         try registry.write { db in
+            try db.execute(sql: "DELETE FROM console_signin_failure WHERE name = ?", arguments: [name])
             try db.execute(
                 sql: "UPDATE console_operator SET failed_attempts = 0, locked_until = NULL WHERE name = ?",
                 arguments: [name]

@@ -67,7 +67,7 @@ extension Registry.Directory {
                 )
             else { return nil }
             if let credential {
-                try Registry.storeCloudCredential(db, imei: identity.imei.digits, credential: credential, now: now)
+                try registry.storeCloudCredential(db, imei: identity.imei.digits, credential: credential, now: now)
             }
             if let outbox {
                 guard

@@ -1,5 +1,6 @@
 import Cloud
 import Foundation
+import GRDB
 import KiiCloud
 import KiiEmulatorKit
 import NBGWCore
@@ -20,6 +21,8 @@ final class KiiHarness: Sendable {
     let wallClock: ManualWallClock
     let sleeps: InstantClock
     let emulator: RunningKiiEmulator
+    /// The daemon's secrets key: the harness's registry holds it, as nbgwd does.
+    let secretsKey: StoreSecretsKey
     let registry: Registry
     let cloud: KiiCloud
     let bindings: BindingService
@@ -30,6 +33,7 @@ final class KiiHarness: Sendable {
         wallClock: ManualWallClock,
         sleeps: InstantClock,
         emulator: RunningKiiEmulator,
+        secretsKey: StoreSecretsKey,
         registry: Registry,
         cloud: KiiCloud,
         cloudWait: Duration
@@ -38,6 +42,7 @@ final class KiiHarness: Sendable {
         self.wallClock = wallClock
         self.sleeps = sleeps
         self.emulator = emulator
+        self.secretsKey = secretsKey
         self.registry = registry
         self.cloud = cloud
         self.bindings = BindingService(cloud: cloud, registry: registry, cloudWait: cloudWait)
@@ -68,13 +73,19 @@ final class KiiHarness: Sendable {
                 requireThingPassword: requireThingPassword
             )
         ).start()
-        let registry = try Registry(path: directory.appendingPathComponent("store.sqlite").path, clock: wallClock)
+        let secretsKey = StoreSecretsKey.generate()
+        let registry = try Registry(
+            path: directory.appendingPathComponent("store.sqlite").path,
+            clock: wallClock,
+            secretsKey: .key(secretsKey)
+        )
         let sleeps = InstantClock()
         let harness = KiiHarness(
             directory: directory,
             wallClock: wallClock,
             sleeps: sleeps,
             emulator: emulator,
+            secretsKey: secretsKey,
             registry: registry,
             cloud: try makeCloud(emulator, sleeps: sleeps),
             cloudWait: cloudWait
@@ -119,6 +130,37 @@ final class KiiHarness: Sendable {
         await cloud.shutdown()
         await emulator.stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// The same store as another process without the secrets key sees it (an operator's `nbgw`).
+    func keylessRegistry() throws -> Registry {
+        try Registry(
+            path: registry.path,
+            clock: wallClock,
+            secretsKey: .unavailable("user alice may not read /etc/nbgw/credentials/secrets.key (root only)")
+        )
+    }
+
+    /// The store's bytes on disk (the database file and its log).
+    func storeBytes() throws -> Data {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: registry.path))
+        if let log = try? Data(contentsOf: URL(fileURLWithPath: registry.path + "-wal")) { bytes.append(log) }
+        return bytes
+    }
+
+    /// The access token the emulator issued to the thing onboarded for `imei`.
+    func thingToken(imei: String) throws -> String? {
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent("kii.sqlite").path)
+        return try queue.read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT t.token FROM token t JOIN thing h ON h.id = t.subject
+                    WHERE t.kind = 'thing' AND h.vendor_thing_id = ?
+                    """,
+                arguments: [imei]
+            )
+        }
     }
 
     /// Binds a registered module by its label, as an operator scanning it would (`nbgw bind`).

@@ -17,9 +17,11 @@ struct EmulatorFailure: Error, Sendable, Equatable {
         EmulatorFailure(TuyaErrorCode.paramIllegal, "param is illegal: \(what)")
     }
 
-    /// The HTTP status the emulator answers an envelope code with (docs/cloud-api.yaml "Statuses").
+    /// The HTTP status of an envelope code, for a client that sends `Prefer: http-status`
+    /// (docs/cloud-api.yaml "Envelope and statuses"); others get 200, as from Tuya's gateways.
     ///
-    /// Why not 200 for every envelope, as Tuya's gateways do: an integrator's tools (and
+    /// Why both: Tuya's SDKs read the envelope of a 200 and nothing else (tuya-connector-python
+    /// 0.1.2 crashes in its own error logging on a 4xx), while an integrator's tools (and
     /// schemathesis) judge an API by its statuses, and a 200 that refuses is a contract no tool can
     /// check. nbgw's client decides on the envelope's code whatever the status (it retries 429 and
     /// 5xx as before), so it speaks to both.

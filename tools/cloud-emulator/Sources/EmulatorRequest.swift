@@ -34,6 +34,20 @@ struct EmulatorRequest: Sendable {
 
     func header(_ name: String) -> String? { headers[name.lowercased()] }
 
+    /// The preference token a client sends (`Prefer: http-status`, RFC 7240) to have refusals
+    /// answered with the HTTP status of their code instead of Tuya's 200 (docs/cloud-api.yaml,
+    /// "Envelope and statuses").
+    static let httpStatusPreference = "http-status"
+
+    /// Whether the client asked for refusals with their own HTTP status (``httpStatusPreference``).
+    var prefersHTTPStatuses: Bool {
+        guard let prefer = header("prefer") else { return false }
+        return prefer.split(separator: ",").contains { preference in
+            preference.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+                == EmulatorRequest.httpStatusPreference
+        }
+    }
+
     func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
     /// Query items form-decoded (`+` is a space, then `%XX`), in order (signing sorts them); an

@@ -88,7 +88,7 @@ extension EmulatorResponder {
             nonce: nonce,
             stringToSign: stringToSign
         )
-        guard valid, nonces.insert(nonce, now: now) else {
+        guard valid, replays.insert("nonce " + nonce, now: now) else {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
         return .success(())

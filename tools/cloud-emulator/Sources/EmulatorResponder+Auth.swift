@@ -1,9 +1,10 @@
 import TuyaCloud
 
 extension EmulatorResponder {
-    /// Checks a request the way Tuya's gateway does (pairing-anchors §1.4, §1.6): client id (1005),
-    /// sign method and signature (1004), `t` within the allowed skew (1013), required headers
-    /// (1105), an access token on business calls (1002). Returns the access token of a business
+    /// Checks a request the way Tuya's gateway does: client id (1005), sign method and signature
+    /// (1004), `t` within the allowed skew (1013), required headers (1105), an access token on
+    /// business calls (1002), and no replay within the skew window (1004: the same nonce, or the
+    /// same signature, seen before). Returns the access token of a business
     /// call, nil for a token call.
     func authenticate(
         _ request: EmulatorRequest,
@@ -35,11 +36,9 @@ extension EmulatorResponder {
         guard let sign = request.header("sign") else {
             return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
         }
-        // Required (docs/cloud-api.yaml): without one, a captured request could be replayed within the
-        // allowed clock skew.
-        guard let nonce = request.header("nonce"), !nonce.isEmpty else {
-            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: nonce"))
-        }
+        // Optional, as at Tuya's gateways (their SDKs never send one): replays are refused by the
+        // signature below, and a nonce, when sent, must not repeat either.
+        let nonce = request.header("nonce") ?? ""
         var signed: [(name: String, value: String)] = []
         if let names = request.header("signature-headers"), !names.isEmpty {
             for name in names.split(separator: ":").map(String.init) {
@@ -76,8 +75,11 @@ extension EmulatorResponder {
         else {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
-        if !nonces.insert(nonce, now: now) {
+        if !nonce.isEmpty, !replays.insert("nonce " + nonce, now: now) {
             return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
+        }
+        if !replays.insert("sign " + sign.uppercased(), now: now) {
+            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received"))
         }
         return .success(accessToken)
     }

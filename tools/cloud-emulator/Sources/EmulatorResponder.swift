@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NBGWCore
@@ -14,7 +15,7 @@ public struct EmulatorResponder: HTTPResponder {
     let configuration: EmulatorConfiguration
     let store: EmulatorStore
     let faults: FaultInjector
-    let nonces: NonceCache
+    let replays: ReplayCache
     let logger: Logger
 
     /// Request bodies over this size are refused; nbgw's bodies are well under 4 KiB.
@@ -24,7 +25,7 @@ public struct EmulatorResponder: HTTPResponder {
         self.configuration = configuration
         self.store = store
         self.faults = faults
-        self.nonces = NonceCache(windowMillis: configuration.allowedClockSkew.millis)
+        self.replays = ReplayCache(windowMillis: configuration.allowedClockSkew.millis)
         self.logger = logger
     }
 
@@ -97,7 +98,10 @@ public struct EmulatorResponder: HTTPResponder {
             context.closeConnection()
             return Response(status: .ok)
         }
-        return response(outcome, t: now)
+        guard parsed.prefersHTTPStatuses else { return response(outcome, t: now, envelopeStatuses: true) }
+        var answer = response(outcome, t: now)
+        answer.headers[EmulatorResponder.preferenceApplied] = EmulatorRequest.httpStatusPreference
+        return answer
     }
 
     /// Authenticates, applies the token and busy faults, then routes.
@@ -143,7 +147,12 @@ public struct EmulatorResponder: HTTPResponder {
 
     // MARK: Responses
 
-    func response(_ outcome: Outcome, t: Int64) -> Response {
+    /// The answer to send. With `envelopeStatuses`, a refusal is HTTP 200 with its envelope, as
+    /// Tuya's gateways answer and Tuya's SDKs expect (tuya-connector-python reads no body from any
+    /// other status); without, it carries the HTTP status of its code (``EmulatorFailure/httpStatus``),
+    /// for clients that send `Prefer: http-status`. Injected gateway faults (503, 429) keep their
+    /// status either way: they stand for a gateway in trouble, not for an answer of the API.
+    func response(_ outcome: Outcome, t: Int64, envelopeStatuses: Bool = false) -> Response {
         let json: String
         if let result = outcome.result {
             json = "{\"result\":\(result),\"success\":true,\"t\":\(t)}"
@@ -161,11 +170,14 @@ public struct EmulatorResponder: HTTPResponder {
             }
         }
         return Response(
-            status: .init(code: outcome.failure?.httpStatus ?? outcome.status),
+            status: .init(code: envelopeStatuses ? 200 : outcome.failure?.httpStatus ?? outcome.status),
             headers: headers,
             body: .init(byteBuffer: ByteBuffer(string: json))
         )
     }
+
+    /// RFC 7240's answer to `Prefer`: which preference was honoured.
+    static let preferenceApplied = HTTPField.Name("Preference-Applied")!
 
     /// The 404 or 405 (with `Allow`) of a request the route table does not serve; nil when it does.
     static func routeFailure(_ request: EmulatorRequest, outcome: inout Outcome) -> EmulatorFailure? {
