@@ -110,15 +110,16 @@ let package = Package(
         ),
 
         // Layer 0 (beside Pairing): labels and images, through the field's C libraries (system
-        // libraries: libqrencode, cairo, zbar, libjpeg-turbo); docs/labels-and-scanning.md.
+        // libraries: libqrencode, cairo, zbar, libpng, libjpeg-turbo); docs/labels-and-scanning.md.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         // Pure rendering: payload and text → QR matrix → PNG, SVG, PDF sheets, ZPL.
         .target(name: "Labels", dependencies: ["CQREncode", "CCairo"]),
         // The QR codes in a photo or a scan (PNG, JPEG) through zbar.
-        .target(name: "QRImage", dependencies: ["CZBar", "CCairo", "CTurboJPEG"]),
+        .target(name: "QRImage", dependencies: ["CZBar", "CPNG", "CTurboJPEG"]),
 
         // Layer 1: the SQLite registry (GRDB on the system libsqlite3; CSQLite for the batch hot path).
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 # umockdev + libumockdev-dev: fake udev devices in the discovery tests. wrk: the ingest benchmark.
 # openssl and curl: the TLS tests make throwaway certificates and call the HTTPS server.
 # python3-prometheus-client: the daemon tests parse /metrics with the Prometheus client's own parser.
-# libqrencode-dev, libcairo2-dev, libzbar-dev, libturbojpeg0-dev: labels (QR matrix; PNG, SVG, PDF and text)
-# and reading QR codes in photos and console camera frames (zbar; JPEG). fonts-dejavu-core: the labels' text.
+# libqrencode-dev, libcairo2-dev, libzbar-dev, libpng-dev, libturbojpeg0-dev: labels (QR matrix; PNG, SVG,
+# PDF and text) and reading QR codes in photos and console camera frames (zbar; PNG and JPEG decoded to
+# grey). fonts-dejavu-core: the labels' text.
 # poppler-utils: the label and console tests render PDF labels back to images (pdftoppm). chromium,
 # chromium-driver and python3-venv: the console's browser tests (tools/test-console.sh; Selenium
 # goes into .build-venv).
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
-    python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libturbojpeg0-dev fonts-dejavu-core
+    python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libpng-dev libturbojpeg0-dev fonts-dejavu-core
     poppler-utils chromium chromium-driver python3-venv)
 
 missing=()

@@ -33,7 +33,7 @@ public enum CloudCatalogue {
         guard let adapter = adapters.first(where: { $0.claims(spec) }) else {
             throw NBGWError(
                 .invalidArgument,
-                "--cloud \(spec.escapedForDisplay()) names no known cloud: use `local`, an https:// URL (the "
+                "--cloud \(spec.urlForDisplay()) names no known cloud: use `local`, an https:// URL (the "
                     + "Tuya-style HTTP cloud), or see docs/cloud.md for the other kinds"
             )
         }

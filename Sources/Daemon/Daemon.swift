@@ -294,6 +294,15 @@ public struct Daemon: Sendable {
             )
         }
         if configuration.metrics.enabled {
+            if configuration.metrics.isExposed {
+                // Accepted only with [metrics] allow_remote = true (the configuration refuses it
+                // otherwise); said at every start, since nothing else would.
+                let exposure =
+                    "metrics and health listen on \(configuration.metrics.listen), an address other hosts reach: "
+                    + "/metrics and /healthz serve every module's IMEI, port, model, firmware and last error "
+                    + "without authentication ([metrics] allow_remote = true)"
+                logger.warning("\(exposure)")
+            }
             let metrics = DaemonMetrics(registry: metricsRegistry)
             metrics.recordStart(epochSeconds: Date().timeIntervalSince1970)
             services.append(
@@ -513,28 +522,34 @@ public struct Daemon: Sendable {
 
     /// The health report: the store's usability, the gateway's counts by state, and one read of
     /// the modem table (and, with an HTTP cloud, of the outbox) that `/healthz` and `/metrics` share.
+    ///
+    /// - Parameter writability: whether a bind could be written now; by default the store is asked
+    ///   at most once a second (``StoreWritabilityProbe``).
     static func healthCheck(
         gateway: Gateway,
         registry: Registry,
         countsOutbox: Bool = false,
-        started: ContinuousClock.Instant
+        started: ContinuousClock.Instant,
+        writability: StoreWritabilityProbe? = nil
     ) -> @Sendable () async -> HealthReport {
-        {
+        let writability = writability ?? StoreWritabilityProbe(registry: registry)
+        return {
             let counts = gateway.snapshot()
             let uptime = started.duration(to: .now)
-            var storeError = storeProblem(registry)
+            var problem = storeProblem(registry, writability: writability)
             var records: [ModemRecord] = []
             var outboxPending = 0
-            if storeError == nil {
+            if problem == nil {
                 do throws(NBGWError) {
                     records = try registry.modems.all()
                     if countsOutbox { outboxPending = try registry.outbox.pendingCount() }
                 } catch {
-                    storeError = error.message
+                    problem = (HealthReport.StoreReason.unreadable, error.message)
                 }
             }
             return HealthReport(
-                storeError: storeError,
+                storeError: problem?.message,
+                storeReason: problem?.reason,
                 modems: Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }),
                 uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                 records: records,
@@ -543,20 +558,25 @@ public struct Daemon: Sendable {
         }
     }
 
-    /// Why the store is unusable, or nil: the file must still exist and be writable, and a read
-    /// must succeed.
-    static func storeProblem(_ registry: Registry) -> String? {
+    /// Why the store is unusable (`/healthz`'s `storeReason` and `storeError`), or nil: the file must
+    /// still exist, a bind must be writable now (the write lock within 200 ms, a writable file, room
+    /// on its filesystem: ``Registry/writability(wait:minimumFreeBytes:)``), and a read must succeed.
+    static func storeProblem(
+        _ registry: Registry,
+        writability: StoreWritabilityProbe
+    ) -> (reason: HealthReport.StoreReason, message: String)? {
         guard FileManager.default.fileExists(atPath: registry.path) else {
-            return "the store \(registry.path) was removed: restore it from a backup and restart nbgwd"
+            return (.removed, "the store \(registry.path) was removed: restore it from a backup and restart nbgwd")
         }
-        guard FileManager.default.isWritableFile(atPath: registry.path) else {
-            return "the store \(registry.path) is not writable: give the nbgw user write access"
+        let probe = writability.current()
+        if let message = probe.problem {
+            return (HealthReport.StoreReason(probe.state), message)
         }
         do {
             _ = try registry.directory.devices(limit: 1)
             return nil
         } catch {
-            return error.message
+            return (.unreadable, error.message)
         }
     }
 

@@ -93,9 +93,10 @@ public struct IngestConfiguration: Sendable {
         started.duration(to: .now)
     }
 
-    /// True when `host` is a loopback address (127.0.0.0/8, ::1, localhost).
+    /// True when `host` is a loopback address: an IP literal in 127.0.0.0/8, `::1`, or `localhost`
+    /// (never a name that only starts like one, `127.evil.example`: ``LoopbackHost``).
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        LoopbackHost.contains(host)
     }
 
     /// `https` with ``tls``, else `http`.

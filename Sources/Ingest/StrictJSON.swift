@@ -38,8 +38,11 @@ enum StrictJSON {
         return try decodeWithFoundation(type, from: data)
     }
 
-    /// The general path: `JSONDecoder`, its errors worded for the API.
+    /// The general path: `JSONDecoder`, its errors worded for the API. A body that repeats a key is
+    /// refused before it decodes (``JSONDuplicateKeys``): `JSONDecoder` would keep one of the two
+    /// values, and a proxy in front of the API might have checked the other.
     static func decodeWithFoundation<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let key = JSONDuplicateKeys.first(in: data) { throw duplicate(key) }
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch let error as IngestError {
@@ -75,6 +78,14 @@ enum StrictJSON {
         }
     }
 
+    /// What ``decode(_:from:)`` throws for a body that holds a key twice (`path`: `qr`, or
+    /// `a.b` inside an object).
+    static func duplicate(_ path: String) -> IngestError {
+        IngestError.invalid(
+            "the request body holds the field \(path.escapedForDisplay()) twice; send each field once"
+        )
+    }
+
     /// What ``decode(_:from:)`` throws for a missing required field.
     static func missing(_ field: String) -> IngestError {
         IngestError(NBGWError(.missingField, "the request body lacks the required field \"\(field)\""))
@@ -82,7 +93,8 @@ enum StrictJSON {
 
     /// The fields of `data` when it is exactly one JSON object whose values are all strings or
     /// `null` (nil); nil for anything else (other value types, duplicate keys, invalid escapes or
-    /// UTF-8, trailing bytes), which then goes to `JSONDecoder`.
+    /// UTF-8, trailing bytes), which then goes to `JSONDecoder`'s path (where a duplicate key is
+    /// refused).
     static func flatObject(_ data: Data) -> [String: String?]? {
         data.withUnsafeBytes { raw -> [String: String?]? in
             let bytes = raw.bindMemory(to: UInt8.self)

@@ -59,7 +59,7 @@ extension KiiConfiguration {
         guard let appID = value(EnvironmentKey.appID, SettingsKey.appID) ?? pathAppID else {
             throw NBGWError(
                 .invalidArgument,
-                "no Kii app id for \(url.escapedForDisplay()): end the URL with /APP_ID, or set "
+                "no Kii app id for \(url.urlForDisplay()): end the URL with /APP_ID, or set "
                     + "\(EnvironmentKey.appID) or `app_id`"
             )
         }
@@ -68,7 +68,7 @@ extension KiiConfiguration {
         else {
             throw NBGWError(
                 .invalidArgument,
-                "no Kii owner for \(url.escapedForDisplay()): set \(EnvironmentKey.owner) (USER:<id> or GROUP:<id>) "
+                "no Kii owner for \(url.urlForDisplay()): set \(EnvironmentKey.owner) (USER:<id> or GROUP:<id>) "
                     + "and \(EnvironmentKey.ownerToken) in the environment, or `owner` and `owner_token` in the "
                     + "config file (mode 0600); the token is never accepted on the command line"
             )
@@ -101,7 +101,7 @@ extension KiiConfiguration {
             guard text.lowercased().hasPrefix("https://") || text.lowercased().hasPrefix("http://") else {
                 throw NBGWError(
                     .invalidArgument,
-                    "\(EnvironmentKey.labelBase) / `label_base` \(text.escapedForDisplay()) must be an http(s) URL "
+                    "\(EnvironmentKey.labelBase) / `label_base` \(text.urlForDisplay()) must be an http(s) URL "
                         + "prefix such as https://label.example.com/t/"
                 )
             }

@@ -104,17 +104,17 @@ public struct KiiConfiguration: Sendable, Equatable, CustomStringConvertible {
             let host = components.host, !host.isEmpty, components.query == nil, components.fragment == nil,
             components.user == nil, components.password == nil
         else {
-            throw NBGWError(.invalidArgument, "Kii URL \(text.escapedForDisplay()) \(form)")
+            throw NBGWError(.invalidArgument, "Kii URL \(text.urlForDisplay()) \(form)")
         }
         let segments = components.path.split(separator: "/").map(String.init)
         guard segments.count <= 1 else {
-            throw NBGWError(.invalidArgument, "Kii URL \(text.escapedForDisplay()) \(form)")
+            throw NBGWError(.invalidArgument, "Kii URL \(text.urlForDisplay()) \(form)")
         }
         let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host.lowercased())
         guard scheme == "https" || (scheme == "http" && loopback) else {
             throw NBGWError(
                 .invalidArgument,
-                "Kii URL \(text.escapedForDisplay()) uses \(scheme); use https (plain http only to a loopback "
+                "Kii URL \(text.urlForDisplay()) uses \(scheme); use https (plain http only to a loopback "
                     + "emulator): tokens must not cross a network in clear"
             )
         }

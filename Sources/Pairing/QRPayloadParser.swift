@@ -79,6 +79,7 @@ public enum QRPayloadParser {
     }
 
     static func parseJSON(_ text: String) throws(NBGWError) -> QRPayload {
+        try refuseDuplicateKeys(text)
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [])
@@ -121,10 +122,11 @@ public enum QRPayloadParser {
         }
         let action = value(["actionName", "action"])
         var id = value(["id", "deviceId", "devId"])
-        if id == nil, let data = value(["actionData"]),
-            let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any]
-        {
-            id = object["id"] as? String
+        if id == nil, let data = value(["actionData"]) {
+            try refuseDuplicateKeys(data)
+            if let object = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] {
+                id = object["id"] as? String
+            }
         }
         if let action {
             try requireNBAction(action)
@@ -155,6 +157,18 @@ public enum QRPayloadParser {
         var base = baseComponents.string ?? ""
         if !base.hasSuffix("/") { base += "/" }
         return .label(LabelReference(url: text, base: base, code: String(last)))
+    }
+
+    /// A QR's JSON that holds a key twice is malformed: which of the two a reader keeps is up to the
+    /// reader (``JSONDuplicateKeys``), so the label could name one device to nbgw and another to a
+    /// phone app or the cloud.
+    static func refuseDuplicateKeys(_ json: String) throws(NBGWError) {
+        guard let key = JSONDuplicateKeys.first(in: json) else { return }
+        throw NBGWError(
+            .invalidQR,
+            "QR JSON holds the key \(key.escapedForDisplay()) twice, so readers may disagree on the device it "
+                + "names; rescan the label, and replace it if this persists"
+        )
     }
 
     static func isLabelCode(_ code: Substring) -> Bool {

@@ -1,10 +1,9 @@
-import CCairo
 import CTurboJPEG
 import CZBar
 import Foundation
 
-/// Reads the QR codes in a photo or a scan: PNG (decoded by cairo's libpng reader) or JPEG
-/// (libjpeg-turbo), then zbar's scanner with only its QR decoder enabled. No hand-written decoder.
+/// Reads the QR codes in a photo or a scan: PNG (libpng) or JPEG (libjpeg-turbo), both decoded
+/// straight to grey, then zbar's scanner with only its QR decoder enabled. No hand-written decoder.
 ///
 /// Images are untrusted: the file is capped at ``maxFileBytes`` and the picture at ``maxPixels``
 /// before anything decodes it (a small PNG can claim a huge size), and each code's bytes are
@@ -13,9 +12,12 @@ public enum QRImageReader {
     /// Why 32 MiB: a 24-megapixel camera JPEG is 5–12 MiB; a PNG scan of an A4 sheet at 300 dpi is
     /// under 10 MiB.
     public static let maxFileBytes = 32 << 20
-    /// Why 50 megapixels: above any phone camera in use, and 50 MB of grey (200 MB while cairo
-    /// holds the colour image) is the most one image may cost.
-    public static let maxPixels = 50_000_000
+    /// Why 20 megapixels: above a phone's photo (12 MP, 4000×3000, what 48 and 50 MP sensors save
+    /// by default), a 20 MP camera's (5472×3648) and an A4 sheet scanned at 300 dpi (8.7 MP). Decoded
+    /// straight to grey, `nbgw qr parse --image` of a 4472×4472 (20.0 MP) PNG peaked at 52 MB, 35 MB
+    /// of it the program itself (debug build; 209 MB through cairo); a 50 MP cap allowed 465 MB for
+    /// a 160 KB PNG of 7000×7000 (security review F14), now refused from its header at 35 MB.
+    public static let maxPixels = 20_000_000
 
     /// The codes in the image at `path`, in the order zbar found them (an image of a sheet lists
     /// them all). An image without a code is ``QRImageError/Kind/noCode``.
@@ -107,12 +109,19 @@ public enum QRImageReader {
         return bytes
     }
 
+    /// 7000 × 7000 → "49.0", 4000 × 3001 → "12.0" (in floating point: a PNG header may claim 2³² × 2³²).
+    static func megapixels(width: Int, height: Int) -> String {
+        String(format: "%.1f", Double(width) * Double(height) / 1e6)
+    }
+
     static func checkSize(width: Int, height: Int, name: String) throws(QRImageError) {
         guard width > 0, height > 0 else { throw QRImageError(.unsupported, "\(name) has no pixels") }
         guard width <= 100_000, height <= 100_000, width * height <= maxPixels else {
             throw QRImageError(
                 .unsupported,
-                "\(name) is \(width)×\(height) pixels; an image may have at most \(maxPixels / 1_000_000) megapixels"
+                "\(name) is \(width)×\(height) pixels (\(megapixels(width: width, height: height)) megapixels); an image may have at "
+                    + "most \(maxPixels / 1_000_000) megapixels: crop it to the label or scale it down (a label's QR "
+                    + "code reads from a few hundred pixels across)"
             )
         }
     }

@@ -38,11 +38,12 @@ public final class ScanReportWriter: Sendable {
         try write(fields.map(Self.quoted).joined(separator: ",") + "\n")
     }
 
-    /// RFC 4180 quoting when needed; a field starting with `=`, `+`, `-` or `@` is prefixed with `'`
-    /// so a spreadsheet does not run a scanned payload as a formula.
+    /// RFC 4180 quoting when needed; a field starting with `=`, `+`, `-`, `@`, a tab or a carriage
+    /// return is prefixed with `'` (the OWASP rule against CSV injection, as the batch report does)
+    /// so a spreadsheet does not run a scanned payload or a message quoting it as a formula.
     static func quoted(_ value: String) -> String {
         var text = value
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -53,7 +53,7 @@ extension CloudConfiguration {
         else {
             throw NBGWError(
                 .invalidArgument,
-                "no cloud credentials for \(url.escapedForDisplay()): set \(EnvironmentKey.clientID) and "
+                "no cloud credentials for \(url.urlForDisplay()): set \(EnvironmentKey.clientID) and "
                     + "\(EnvironmentKey.secret) in the environment, or `client_id` and `secret` in the config file "
                     + "(mode 0600); they are never accepted on the command line"
             )

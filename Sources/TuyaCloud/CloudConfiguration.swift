@@ -74,7 +74,7 @@ public struct CloudConfiguration: Sendable, Equatable, CustomStringConvertible {
         else {
             throw NBGWError(
                 .invalidArgument,
-                "cloud URL \(text.escapedForDisplay()) must be https://HOST[:PORT] (for example "
+                "cloud URL \(text.urlForDisplay()) must be https://HOST[:PORT] (for example "
                     + "https://openapi.tuyaeu.com) or, for the local emulator, http://127.0.0.1:PORT"
             )
         }
@@ -82,7 +82,7 @@ public struct CloudConfiguration: Sendable, Equatable, CustomStringConvertible {
         guard scheme == "https" || (scheme == "http" && loopback) else {
             throw NBGWError(
                 .invalidArgument,
-                "cloud URL \(text.escapedForDisplay()) uses \(scheme); use https (plain http only to a loopback "
+                "cloud URL \(text.urlForDisplay()) uses \(scheme); use https (plain http only to a loopback "
                     + "emulator), credentials and tokens must not cross a network in clear"
             )
         }

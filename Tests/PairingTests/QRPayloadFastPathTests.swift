@@ -32,7 +32,18 @@ struct QRPayloadFastPathTests {
         "MT:-24J042C00KA0648G00",
     ]
 
-    @Test("Whenever the fast path answers, the full parser gives the same payload", arguments: inputs)
+    /// Canonical JSON but for a repeated key: the fast path must decline them all, and the full
+    /// parser refuse them (QRPayloadDuplicateKeyTests).
+    static let duplicateKeys: [String] = [
+        #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"nbaaaaaaaa","id":"nbbbbbbbbb"}}"#,
+        #"{"actionName":"device_net_conn_bind_nb","actionData":{"id":"nbaaaaaaaa"},"actionData":{"id":"nbb"}}"#,
+        #"{"actionName":"device_net_conn_bind_nb","actionName":"x","actionData":{"id":"nbaaaaaaaa"}}"#,
+    ]
+
+    @Test(
+        "Whenever the fast path answers, the full parser gives the same payload",
+        arguments: inputs + duplicateKeys
+    )
     func agreement(_ text: String) {
         guard let fast = QRPayloadParser.fastParse(text) else { return }
         #expect((try? QRPayloadParser.fullParse(text)) == fast)

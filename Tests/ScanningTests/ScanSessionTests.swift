@@ -128,6 +128,20 @@ struct ScanSessionTests {
         _ = try await bench.session(report: try ScanReportWriter(path: path)).handle(.payload("=HYPERLINK(1)"))
         #expect(try String(contentsOfFile: path, encoding: .utf8).contains(",'=HYPERLINK(1),"))
     }
+
+    @Test("a scan starting with a tab or a carriage return is defused in the report too, as = + - @ are")
+    func reportDefusesTabAndCarriageReturn() async throws {
+        let bench = try Bench()
+        let path = bench.directory.appendingPathComponent("scans.csv").path
+        let session = bench.session(report: try ScanReportWriter(path: path))
+        for payload in ["\t=1+1", "\r=1+1", "-1+1", "@A1"] {
+            _ = try await session.handle(.payload(payload))
+        }
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains(",'\t=1+1,"), "\(text.debugDescription)")
+        #expect(text.contains(",\"'\r=1+1\","), "\(text.debugDescription)")
+        #expect(text.contains(",'-1+1,") && text.contains(",'@A1,"), "\(text.debugDescription)")
+    }
 }
 
 @Suite("Scanning: a serial scanner on a pty")

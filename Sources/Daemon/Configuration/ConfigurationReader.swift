@@ -38,7 +38,10 @@ struct ConfigurationReader {
     mutating func table(_ parent: TOMLTable, _ key: String, at path: String) -> TOMLTable? {
         guard let value = parent[key] else { return nil }
         guard let table = value.table else {
-            report(Self.path(path, key), "expected a table ([\(Self.path(path, key))]), found \(describe(value))")
+            report(
+                Self.path(path, key),
+                "expected a table ([\(Self.path(path, key))]), found \(describe(value, of: key))"
+            )
             return nil
         }
         return table
@@ -48,13 +51,16 @@ struct ConfigurationReader {
     mutating func tables(_ parent: TOMLTable, _ key: String, at path: String) -> [TOMLTable]? {
         guard let value = parent[key] else { return nil }
         guard let array = value.array else {
-            report(Self.path(path, key), "expected an array of tables ([[\(key)]] entries), found \(describe(value))")
+            report(
+                Self.path(path, key),
+                "expected an array of tables ([[\(key)]] entries), found \(describe(value, of: key))"
+            )
             return nil
         }
         var tables: [TOMLTable] = []
         for (index, element) in array.enumerated() {
             guard let table = element.table else {
-                report("\(Self.path(path, key))[\(index)]", "expected a table, found \(describe(element))")
+                report("\(Self.path(path, key))[\(index)]", "expected a table, found \(describe(element, of: key))")
                 continue
             }
             tables.append(table)
@@ -65,7 +71,11 @@ struct ConfigurationReader {
     mutating func string(_ table: TOMLTable, _ key: String, at path: String, example: String) -> String? {
         guard let value = table[key] else { return nil }
         guard let text = value.string else {
-            report(Self.path(path, key), "expected a string, found \(describe(value)); write \(key) = \(example)")
+            report(
+                Self.path(path, key),
+                "expected a string, found \(describe(value, of: key)); write \(key) = "
+                    + Self.example(example, for: key)
+            )
             return nil
         }
         return text
@@ -74,7 +84,10 @@ struct ConfigurationReader {
     mutating func bool(_ table: TOMLTable, _ key: String, at path: String) -> Bool? {
         guard let value = table[key] else { return nil }
         guard let flag = value.bool else {
-            report(Self.path(path, key), "expected true or false, found \(describe(value)); write \(key) = true")
+            report(
+                Self.path(path, key),
+                "expected true or false, found \(describe(value, of: key)); write \(key) = true"
+            )
             return nil
         }
         return flag
@@ -93,14 +106,15 @@ struct ConfigurationReader {
             report(
                 Self.path(path, key),
                 "expected a whole number\(suffix) from \(range.lowerBound) to \(range.upperBound), found "
-                    + describe(value)
+                    + describe(value, of: key)
             )
             return nil
         }
         guard range.contains(number) else {
             report(
                 Self.path(path, key),
-                "\(number) is out of range: use a whole number\(suffix) from \(range.lowerBound) to \(range.upperBound)"
+                "\(Self.isSecret(key) ? "the value" : String(number)) is out of range: use a whole number\(suffix) "
+                    + "from \(range.lowerBound) to \(range.upperBound)"
             )
             return nil
         }
@@ -121,15 +135,15 @@ struct ConfigurationReader {
             report(
                 Self.path(path, key),
                 "expected a number of \(unit) from \(range.lowerBound.formatted) to \(range.upperBound.formatted), "
-                    + "found \(describe(value)); write \(key) = \(example)"
+                    + "found \(describe(value, of: key)); write \(key) = \(Self.example(example, for: key))"
             )
             return nil
         }
         guard range.contains(number), number.isFinite else {
             report(
                 Self.path(path, key),
-                "\(number.formatted) is out of range: use a number of \(unit) from \(range.lowerBound.formatted) to "
-                    + range.upperBound.formatted
+                "\(Self.isSecret(key) ? "the value" : number.formatted) is out of range: use a number of \(unit) from "
+                    + "\(range.lowerBound.formatted) to \(range.upperBound.formatted)"
             )
             return nil
         }
@@ -154,7 +168,8 @@ struct ConfigurationReader {
         guard let array = value.array else {
             report(
                 Self.path(path, key),
-                "expected an array of strings, found \(describe(value)); write \(key) = \(example)"
+                "expected an array of strings, found \(describe(value, of: key)); write \(key) = "
+                    + Self.example(example, for: key)
             )
             return nil
         }
@@ -163,7 +178,8 @@ struct ConfigurationReader {
             guard let text = element.string else {
                 report(
                     "\(Self.path(path, key))[\(index)]",
-                    "expected a string, found \(describe(element)); write \(key) = \(example)"
+                    "expected a string, found \(describe(element, of: key)); write \(key) = "
+                        + Self.example(example, for: key)
                 )
                 return nil
             }
@@ -183,7 +199,8 @@ struct ConfigurationReader {
         guard let array = value.array else {
             report(
                 Self.path(path, key),
-                "expected an array of whole numbers, found \(describe(value)); write \(key) = \(example)"
+                "expected an array of whole numbers, found \(describe(value, of: key)); write \(key) = "
+                    + Self.example(example, for: key)
             )
             return nil
         }
@@ -193,7 +210,7 @@ struct ConfigurationReader {
                 report(
                     "\(Self.path(path, key))[\(index)]",
                     "expected a whole number from \(range.lowerBound) to \(range.upperBound), found "
-                        + "\(describe(element)); write \(key) = \(example)"
+                        + "\(describe(element, of: key)); write \(key) = \(Self.example(example, for: key))"
                 )
                 return nil
             }
@@ -202,9 +219,38 @@ struct ConfigurationReader {
         return numbers
     }
 
-    /// "a string (\"5m\")", "an integer (3)", "a table" …
-    func describe(_ value: any TOMLValueConvertible) -> String {
-        switch value.type {
+    /// Words of key names that hold secrets (`pin`, `secret`, `owner_token`, …): a key whose name
+    /// has one of them among its `_`-separated words, or ends in `app_key` or `api_key`, never has
+    /// its value echoed (``describe(_:of:)``). Words, not substrings: `sim_pins` and `tls_key` are
+    /// paths, whose examples a message should keep.
+    static let secretWords: Set<String> = ["pin", "puk", "secret", "password", "passphrase", "token", "psk"]
+
+    /// True for a key (`sim[0].pin`, `cloud.owner_token`, or the bare name) whose value is a secret.
+    static func isSecret(_ key: String) -> Bool {
+        let name = (key.split(separator: ".").last.map(String.init) ?? key).lowercased()
+        if name.hasSuffix("app_key") || name.hasSuffix("api_key") { return true }
+        return name.split(whereSeparator: { $0 == "_" || $0 == "-" }).contains { secretWords.contains(String($0)) }
+    }
+
+    /// How a message shows what to write for `key`: `example`, or `"…"` for a secret key (an
+    /// example PIN would read as the file's own).
+    static func example(_ example: String, for key: String) -> String {
+        isSecret(key) ? "\"…\"" : example
+    }
+
+    /// "a string (\"5m\")", "an integer (3)", "a table" …; the type alone for a secret key's
+    /// value (security review F9: `pin = 1234` was echoed to the terminal and the journal).
+    func describe(_ value: any TOMLValueConvertible, of key: String) -> String {
+        if Self.isSecret(key) {
+            switch value.type {
+            case .string: return "a string"
+            case .int: return "an integer"
+            case .double: return "a number"
+            case .bool: return "a boolean"
+            default: break
+            }
+        }
+        return switch value.type {
         case .string: "a string (\(value.string?.escapedForDisplay() ?? ""))"
         case .int: "an integer (\(value.int.map(String.init) ?? ""))"
         case .double: "a number (\(value.double.map { $0.formatted } ?? ""))"

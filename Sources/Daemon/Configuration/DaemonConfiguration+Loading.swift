@@ -120,6 +120,9 @@ extension DaemonConfiguration {
         if ingest.enabled, !ingest.listen.isLoopback, !ingest.insecureExpose, !ingest.servesTLS {
             report("ingest.listen", Self.exposureProblem(ingest.listen))
         }
+        if metrics.isExposed, !metrics.allowRemote {
+            report("metrics.listen", Self.metricsExposureProblem(metrics.listen))
+        }
         // Read as this process reads it: run --check-config as the daemon's user for its answer.
         if let path = store.secretsKey {
             do {
@@ -149,6 +152,14 @@ extension DaemonConfiguration {
         if !problems.isEmpty {
             throw DaemonConfigurationError(file: file, problems: problems)
         }
+    }
+
+    /// Why a non-loopback metrics `listen` is refused, and the ways out.
+    static func metricsExposureProblem(_ listen: ListenAddress) -> String {
+        "\(listen) is not a loopback address, and /metrics and /healthz answer anyone without authentication "
+            + "with every module's IMEI, port, model, firmware and last error: listen on 127.0.0.1 and let "
+            + "Prometheus reach it through a proxy or a tunnel, or set allow_remote = true in [metrics] "
+            + "(docs/operations.md, \"Metrics and health\")"
     }
 
     private static func readFile(_ path: String, explicit: Bool) throws(DaemonConfigurationError) -> String {

@@ -125,6 +125,7 @@ extension DaemonConfiguration {
         lines.append("[metrics]")
         lines.append("enabled = \(metrics.enabled)")
         lines.append("listen = \(quoted(metrics.listen.description))")
+        if metrics.allowRemote { lines.append("allow_remote = true") }
         lines.append("")
         lines.append("[ingest]")
         lines.append("enabled = \(ingest.enabled)")

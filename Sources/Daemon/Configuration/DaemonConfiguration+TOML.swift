@@ -77,8 +77,9 @@ extension DaemonConfiguration {
             configuration.ports = readPorts(tables, &reader)
         }
         if let table = reader.table(root, "metrics", at: "") {
-            reader.checkKeys(table, at: "metrics", allowed: ["enabled", "listen"])
+            reader.checkKeys(table, at: "metrics", allowed: ["enabled", "listen", "allow_remote"])
             configuration.metrics.enabled = reader.bool(table, "enabled", at: "metrics") ?? true
+            configuration.metrics.allowRemote = reader.bool(table, "allow_remote", at: "metrics") ?? false
             if let address = readAddress(table, "listen", at: "metrics", &reader) {
                 configuration.metrics.listen = address
             }
@@ -248,7 +249,7 @@ extension DaemonConfiguration {
             } else if let number = value.double {
                 cloud.settings[key] = String(number)
             } else {
-                reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value))")
+                reader.report("cloud.\(key)", "expected a string or a number, found \(reader.describe(value, of: key))")
             }
         }
         if table["mode"] == nil, let url = cloud.url {
@@ -263,7 +264,7 @@ extension DaemonConfiguration {
                 "cloud.url",
                 table["mode"] != nil
                     ? "a url is set but mode = \"local\": remove the url, or set the mode of that cloud (\(modes))"
-                    : "\(url.escapedForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
+                    : "\(url.urlForDisplay()) names no remote cloud: use the cloud's https:// URL, set the mode "
                         + "of that cloud (\(modes)), or remove the url for the local cloud"
             )
         }

@@ -178,11 +178,23 @@ extension DaemonConfiguration {
         /// Loopback by default: the endpoint has no authentication. 9464 is the port the
         /// OpenTelemetry Prometheus exporter convention uses.
         public var listen: ListenAddress
+        /// `allow_remote`: let ``listen`` be an address other hosts reach. Off by default, because
+        /// `/metrics` and `/healthz` name every module (IMEI, port, model, firmware, last error) to
+        /// anyone who asks; with it on, nbgwd logs a warning at every start.
+        public var allowRemote: Bool
 
-        public init(enabled: Bool = true, listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9464)) {
+        public init(
+            enabled: Bool = true,
+            listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 9464),
+            allowRemote: Bool = false
+        ) {
             self.enabled = enabled
             self.listen = listen
+            self.allowRemote = allowRemote
         }
+
+        /// Serves on an address other hosts reach (the operator opted in with ``allowRemote``).
+        public var isExposed: Bool { enabled && !listen.isLoopback }
     }
 
     /// `[ingest]` (issue 7's HTTP API, run inside the daemon when enabled).

@@ -1,4 +1,5 @@
 import Foundation
+import NBGWCore
 
 /// A TCP address to listen on, written `HOST:PORT` (`127.0.0.1:9464`, `[::1]:9464`, `localhost:0`).
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
@@ -36,9 +37,10 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// True for 127.0.0.0/8, `::1` and `localhost`: reachable from this machine only.
+    /// True for an IP literal in 127.0.0.0/8, `::1` and `localhost`: reachable from this machine
+    /// only. A name is never loopback by its spelling (`127.evil.example`): ``LoopbackHost``.
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        LoopbackHost.contains(host)
     }
 
     /// `HOST:PORT`, with brackets around an IPv6 host.

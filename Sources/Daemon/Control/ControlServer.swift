@@ -170,6 +170,20 @@ public final class ControlServer: Service, Sendable {
     // MARK: Requests
 
     private func dispatch(_ bytes: [UInt8], from peer: ControlPeer, connection: UInt64, loop: ControlSocketLoop) {
+        // A key given twice: JSONDecoder would keep one of the two silently (JSONDuplicateKeys).
+        if let key = JSONDuplicateKeys.first(in: bytes) {
+            reply(
+                error: NBGWError(
+                    .invalidArgument,
+                    "not a protocol \(ControlProtocol.version) request: it holds the key \(key.escapedForDisplay()) "
+                        + "twice; send each key once"
+                ),
+                id: nil,
+                loop,
+                connection
+            )
+            return
+        }
         let request: ControlRequest
         do {
             request = try ControlJSON.decoder().decode(ControlRequest.self, from: Data(bytes))

@@ -2,7 +2,8 @@ import Registry
 
 /// What `GET /healthz` answers: 200 with `"status": "ok"` while the store is usable, 503 with
 /// `"status": "unavailable"` when it is not (systemd, a load balancer or a monitoring probe acts on
-/// the status code; the body says why), and every modem row of the store.
+/// the status code; the body says why: `storeReason` for a program, `storeError` for a person), and
+/// every modem row of the store.
 ///
 /// ```json
 /// {"modemList":[{"imei":"864425038511212","port":"/dev/ttyUSB2","state":"ready"}],
@@ -35,12 +36,40 @@ public struct HealthReport: Sendable, Codable, Equatable {
         }
     }
 
+    /// Why the store is unusable, as `/healthz` names it (docs/operations.md, "Metrics and health").
+    public enum StoreReason: String, Sendable, Codable, Equatable {
+        /// The file is gone.
+        case removed
+        /// Another writer holds the write lock longer than a bind would wait for it.
+        case locked
+        /// SQLite can only open it read-only (mode, owner, a read-only mount).
+        case readOnly = "read_only"
+        /// Its filesystem has less room than the store's log may need.
+        case diskFull = "disk_full"
+        /// Taking the write lock failed otherwise.
+        case failed
+        /// A read of the store failed.
+        case unreadable
+
+        /// The reason for a store that ``Registry/writability(wait:minimumFreeBytes:)`` found not writable.
+        public init(_ state: StoreWritability.State) {
+            switch state {
+            case .locked: self = .locked
+            case .readOnly: self = .readOnly
+            case .diskFull: self = .diskFull
+            case .writable, .failed: self = .failed
+            }
+        }
+    }
+
     /// `ok` or `unavailable`.
     public var status: String
     /// `ok` or `unavailable`.
     public var store: String
-    /// Why the store is unusable (absent when it is fine).
+    /// Why the store is unusable (absent when it is fine), in words: what, where, what to do.
     public var storeError: String?
+    /// Why the store is unusable, for a program (absent when it is fine).
+    public var storeReason: StoreReason?
     /// Supervised modems by state (`ready`, `probing`, …); states with no modem are left out.
     public var modems: [String: Int]
     /// All supervised modems.
@@ -58,11 +87,12 @@ public struct HealthReport: Sendable, Codable, Equatable {
     public var outboxPending: Int = 0
 
     enum CodingKeys: String, CodingKey {
-        case status, store, storeError, modems, modemsTotal, modemList, uptimeSeconds
+        case status, store, storeError, storeReason, modems, modemsTotal, modemList, uptimeSeconds
     }
 
     public init(
         storeError: String?,
+        storeReason: StoreReason? = nil,
         modems: [String: Int],
         uptimeSeconds: Double,
         records: [ModemRecord] = [],
@@ -71,6 +101,7 @@ public struct HealthReport: Sendable, Codable, Equatable {
         self.status = storeError == nil ? "ok" : "unavailable"
         self.store = storeError == nil ? "ok" : "unavailable"
         self.storeError = storeError
+        self.storeReason = storeError == nil ? nil : storeReason
         self.modems = modems.filter { $0.value > 0 }
         self.modemsTotal = modems.values.reduce(0, +)
         self.modemList = records.map(Modem.init(record:))
