@@ -36,7 +36,9 @@ let package = Package(
     targets: [
         // The main package's modules (symlinked sources, see above).
         .target(name: "DeviceIdentity", swiftSettings: testable),
-        .target(name: "NBGWCore", swiftSettings: testable),
+        .target(name: "NBGWCore", dependencies: ["CLinux"], swiftSettings: testable),
+        // The four fields of the console's configuration that [console] sets (NotBuilt.swift).
+        .target(name: "Console"),
         .target(name: "Pairing", dependencies: ["DeviceIdentity", "NBGWCore"], swiftSettings: testable),
         .systemLibrary(name: "CLinux"),
         .target(name: "PosixSupport", dependencies: ["CLinux"], swiftSettings: testable),
@@ -90,7 +92,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "NBGWCore", "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control", "Labels",
+                "NBGWCore", "Pairing", "Cloud", "CloudCatalogue", "Discovery", "Control", "Labels", "Console",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ],

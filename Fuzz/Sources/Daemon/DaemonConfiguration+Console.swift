@@ -1,0 +1,1 @@
+../../../Sources/Daemon/Configuration/DaemonConfiguration+Console.swift
