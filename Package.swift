@@ -176,6 +176,18 @@ let package = Package(
             ]
         ),
 
+        // The signed cloud API's server side once: authentication, routes, rules and the envelope, behind
+        // a storage seam (CloudServiceStore). The emulator and nbgw-cloud serve through it.
+        .target(
+            name: "CloudService",
+            dependencies: [
+                "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // Preference-Applied, a field name of its own.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
         // A cloud emulator for tests, the demo and evaluators: real signatures, tokens, strong binding.
         .executableTarget(
             name: "nbgw-cloud-emulator",
@@ -189,8 +201,7 @@ let package = Package(
         .target(
             name: "CloudEmulatorKit",
             dependencies: [
-                "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "CloudService", "NBGWCore", "TuyaCloud",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Preference-Applied, a field name of its own.
                 .product(name: "HTTPTypes", package: "swift-http-types"),

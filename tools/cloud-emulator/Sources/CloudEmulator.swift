@@ -22,7 +22,7 @@ public struct CloudEmulator: Sendable {
     /// - Parameter logger: one line per request (method, route, status, code, fault); nil: silent.
     public init(configuration: EmulatorConfiguration, logger: Logger? = nil) throws {
         self.configuration = configuration
-        self.store = try EmulatorStore(path: configuration.databasePath)
+        self.store = try EmulatorStore(path: configuration.databasePath, credentials: configuration.credentials)
         self.faults = FaultInjector(configuration.faults)
         self.logger = logger ?? Logger(label: "nbgw.cloud-emulator", factory: { _ in SwiftLogNoOpLogHandler() })
         if configuration.faults.expireAllTokens {

@@ -1,3 +1,4 @@
+import CloudService
 import Foundation
 import NBGWCore
 import Pairing
@@ -59,6 +60,17 @@ public struct EmulatorConfiguration: Sendable {
 }
 
 extension EmulatorConfiguration {
+    /// The API's parameters, as the shared route handlers take them.
+    public var settings: CloudServiceSettings {
+        CloudServiceSettings(
+            tokenLifetime: tokenLifetime,
+            pairingTokenLifetime: pairingTokenLifetime,
+            allowedClockSkew: allowedClockSkew,
+            labelBase: labelBase,
+            region: region
+        )
+    }
+
     /// A configuration from plain values (the executable, which does not link nbgw's libraries).
     public static func make(
         host: String,

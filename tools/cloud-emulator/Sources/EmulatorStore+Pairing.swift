@@ -1,3 +1,4 @@
+import CloudService
 import GRDB
 import TuyaCloud
 
@@ -11,33 +12,20 @@ extension EmulatorStore {
         region: String,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.PairingTokenResult, EmulatorFailure> {
-        guard request.pairingType == CloudAPI.nbPairingType else {
-            return .failure(.invalid("pairing_type must be \(CloudAPI.nbPairingType)"))
-        }
-        guard isName(request.assetID), isName(request.uid) else {
-            return .failure(.invalid("asset_id and uid must be 1 to 64 printable characters"))
-        }
+    ) throws -> Result<CloudAPI.PairingTokenResult, CloudServiceFailure> {
         if let owner = try String.fetchOne(
             db,
             sql: "SELECT owner_uid FROM home WHERE name = ?",
             arguments: [request.assetID]
         ) {
-            guard owner == request.uid else {
-                return .failure(
-                    EmulatorFailure(
-                        TuyaErrorCode.homeAccessDenied,
-                        "home access denied: the home belongs to another account"
-                    )
-                )
-            }
+            guard owner == request.uid else { return .failure(CloudServiceRules.homeOfAnotherAccount) }
         } else {
             try db.execute(
                 sql: "INSERT INTO home (name, owner_uid, created_at) VALUES (?, ?, ?)",
                 arguments: [request.assetID, request.uid, now]
             )
         }
-        let token = randomCode(20, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let token = CloudServiceRules.mintPairingToken()
         let seconds = max(1, Int(lifetime.components.seconds))
         try db.execute(
             sql: "INSERT INTO pairing_token (token, home, uid, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -55,31 +43,22 @@ extension EmulatorStore {
         _ request: CloudAPI.BindRequest,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.BindResult, EmulatorFailure> {
-        guard
-            let token = try Row.fetchOne(
-                db,
-                sql: "SELECT home, uid, expires_at, used_at FROM pairing_token WHERE token = ?",
-                arguments: [request.token]
-            )
-        else {
-            return .failure(EmulatorFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
-        }
-        guard token["home"] as String == request.assetID, token["uid"] as String == request.uid else {
-            return .failure(
-                EmulatorFailure(
-                    TuyaErrorCode.pairingTokenInvalid,
-                    "pairing token invalid: issued for another home or account"
-                )
+    ) throws -> Result<CloudAPI.BindResult, CloudServiceFailure> {
+        let token = try Row.fetchOne(
+            db,
+            sql: "SELECT home, uid, expires_at, used_at FROM pairing_token WHERE token = ?",
+            arguments: [request.token]
+        )
+        let state = token.map { token in
+            CloudServiceRules.PairingTokenState(
+                home: token["home"],
+                uid: token["uid"],
+                expiresAt: token["expires_at"],
+                used: token["used_at"] as Int64? != nil
             )
         }
-        if token["used_at"] as Int64? != nil {
-            return .failure(EmulatorFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired: already used"))
-        }
-        guard now <= token["expires_at"] as Int64 else {
-            return .failure(EmulatorFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired"))
-        }
-        func refuse(_ failure: EmulatorFailure) throws -> Result<CloudAPI.BindResult, EmulatorFailure> {
+        if let refusal = CloudServiceRules.tokenRefusal(state, for: request, now: now) { return .failure(refusal) }
+        func refuse(_ failure: CloudServiceFailure) throws -> Result<CloudAPI.BindResult, CloudServiceFailure> {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO pairing_outcome (token, device_id, success, error_code, error_msg, at)
@@ -90,7 +69,7 @@ extension EmulatorStore {
             return .failure(failure)
         }
         guard try exists(db, "SELECT 1 FROM device WHERE device_id = ?", request.deviceID) else {
-            return try refuse(EmulatorFailure(TuyaErrorCode.deviceNotExist, "device not exist"))
+            return try refuse(CloudServiceRules.unknownDevice)
         }
         if let existing = try Row.fetchOne(
             db,
@@ -102,12 +81,7 @@ extension EmulatorStore {
                     CloudAPI.BindResult(deviceID: request.deviceID, status: "unchanged", boundAt: existing["bound_at"])
                 )
             }
-            return try refuse(
-                EmulatorFailure(
-                    TuyaErrorCode.deviceAlreadyBound,
-                    "device already bound: strong binding, the owner must unbind it first"
-                )
-            )
+            return try refuse(CloudServiceRules.alreadyBound())
         }
         try db.execute(
             sql: "INSERT INTO binding (device_id, uid, home, token, bound_at) VALUES (?, ?, ?, ?, ?)",
@@ -129,9 +103,9 @@ extension EmulatorStore {
     }
 
     /// What happened with a token (§1.3): bound devices and refused ones with their codes.
-    static func pairingResult(_ db: Database, token: String) throws -> Result<CloudAPI.PairingResult, EmulatorFailure> {
+    static func pairingResult(_ db: Database, token: String) throws -> Result<CloudAPI.PairingResult, CloudServiceFailure> {
         guard try exists(db, "SELECT 1 FROM pairing_token WHERE token = ?", token) else {
-            return .failure(EmulatorFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
         }
         let rows = try Row.fetchAll(
             db,
@@ -161,12 +135,12 @@ extension EmulatorStore {
         deviceID: String,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.UnbindResult, EmulatorFailure> {
+    ) throws -> Result<CloudAPI.UnbindResult, CloudServiceFailure> {
         guard try exists(db, "SELECT 1 FROM device WHERE device_id = ?", deviceID) else {
-            return .failure(EmulatorFailure(TuyaErrorCode.deviceNotExist, "device not exist"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.deviceNotExist, "device not exist"))
         }
         guard try exists(db, "SELECT 1 FROM binding WHERE device_id = ?", deviceID) else {
-            return .failure(EmulatorFailure(TuyaErrorCode.deviceNotBound, "device not bound"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.deviceNotBound, "device not bound"))
         }
         try db.execute(sql: "DELETE FROM binding WHERE device_id = ?", arguments: [deviceID])
         try recordEffect(db, operation: "unbind", subject: deviceID, key: key, at: now)
@@ -188,12 +162,5 @@ extension EmulatorStore {
             )
         }
         return CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: list.last?.deviceID)
-    }
-
-    /// A home (`asset_id`) or account (`uid`): 1 to 64 Unicode code points, none a C0 control
-    /// character or DEL.
-    static func isName(_ text: String) -> Bool {
-        (1...64).contains(text.unicodeScalars.count)
-            && text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F }
     }
 }

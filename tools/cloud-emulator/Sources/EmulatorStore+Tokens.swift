@@ -1,3 +1,4 @@
+import CloudService
 import GRDB
 import TuyaCloud
 
@@ -15,7 +16,7 @@ extension EmulatorStore {
         refreshToken: String,
         now: Int64,
         lifetime: Duration
-    ) throws -> Result<CloudAPI.TokenResult, EmulatorFailure> {
+    ) throws -> Result<CloudAPI.TokenResult, CloudServiceFailure> {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -23,11 +24,11 @@ extension EmulatorStore {
                 arguments: [refreshToken]
             )
         else {
-            return .failure(EmulatorFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
         }
         guard row["revoked"] as Int64 == 0 else {
             return .failure(
-                EmulatorFailure(TuyaErrorCode.tokenStatusInvalid, "token status invalid: refresh token already used")
+                CloudServiceFailure(TuyaErrorCode.tokenStatusInvalid, "token status invalid: refresh token already used")
             )
         }
         try db.execute(
@@ -46,8 +47,8 @@ extension EmulatorStore {
         now: Int64,
         lifetime: Duration
     ) throws -> CloudAPI.TokenResult {
-        let access = randomHex(16)
-        let refresh = randomHex(16)
+        let access = CloudServiceRules.randomHex(16)
+        let refresh = CloudServiceRules.randomHex(16)
         let seconds = Int(lifetime.components.seconds)
         try db.execute(
             sql: """
@@ -61,7 +62,7 @@ extension EmulatorStore {
 
     /// Nil when `accessToken` is valid now; else the envelope error (1011 unknown or replaced,
     /// 1010 expired).
-    static func checkAccessToken(_ db: Database, _ accessToken: String, now: Int64) throws -> EmulatorFailure? {
+    static func checkAccessToken(_ db: Database, _ accessToken: String, now: Int64) throws -> CloudServiceFailure? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -69,13 +70,13 @@ extension EmulatorStore {
                 arguments: [accessToken]
             )
         else {
-            return EmulatorFailure(TuyaErrorCode.tokenInvalid, "token invalid")
+            return CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid")
         }
         if row["revoked"] as Int64 == 1 {
-            return EmulatorFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh")
+            return CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh")
         }
         if row["forced_expired"] as Int64 == 1 || now >= row["expires_at"] as Int64 {
-            return EmulatorFailure(TuyaErrorCode.tokenExpired, "token is expired")
+            return CloudServiceFailure(TuyaErrorCode.tokenExpired, "token is expired")
         }
         return nil
     }
@@ -83,23 +84,5 @@ extension EmulatorStore {
     /// Expires every access token issued so far (the `expire_all_tokens` fault).
     public func expireAllTokens() throws {
         try write { db in try db.execute(sql: "UPDATE access_token SET forced_expired = 1") }
-    }
-
-    static func randomHex(_ bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        for _ in 0..<bytes {
-            let byte = UInt8.random(in: 0...255, using: &generator)
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func randomCode(_ length: Int, alphabet: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let letters = Array(alphabet.utf8)
-        return String(decoding: (0..<length).map { _ in letters.randomElement(using: &generator)! }, as: UTF8.self)
     }
 }

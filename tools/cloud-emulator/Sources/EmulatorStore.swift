@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TuyaCloud
 
 /// The emulator's cloud state in its own SQLite file: tokens, modules, homes, pairing tokens,
 /// bindings, pairing outcomes, idempotency records and an effect log. One serial queue: the
@@ -7,9 +8,12 @@ import GRDB
 public final class EmulatorStore: Sendable {
     public let path: String
     let queue: DatabaseQueue
+    /// The one project it serves.
+    let credentials: CloudCredentials
 
-    public init(path: String) throws {
+    public init(path: String, credentials: CloudCredentials) throws {
         self.path = path
+        self.credentials = credentials
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.label = "nbgw.cloud-emulator"

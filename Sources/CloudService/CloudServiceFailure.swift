@@ -2,19 +2,29 @@ import TuyaCloud
 
 /// An error answer: the envelope `{success: false, code, msg}` with the HTTP status of the outcome
 /// (``httpStatus(for:)``), or an injected transport-level fault's own status.
-struct EmulatorFailure: Error, Sendable, Equatable {
-    var code: Int
-    var msg: String
-    var httpStatus: Int
+public struct CloudServiceFailure: Error, Sendable, Equatable {
+    public var code: Int
+    public var msg: String
+    public var httpStatus: Int
+    /// For the server's log only, never the answer: what failed underneath (``storeFailed(_:)``).
+    public var cause: String?
 
-    init(_ code: Int, _ msg: String, httpStatus: Int? = nil) {
+    public init(_ code: Int, _ msg: String, httpStatus: Int? = nil) {
         self.code = code
         self.msg = msg
-        self.httpStatus = httpStatus ?? EmulatorFailure.httpStatus(for: code)
+        self.httpStatus = httpStatus ?? CloudServiceFailure.httpStatus(for: code)
     }
 
-    static func invalid(_ what: String) -> EmulatorFailure {
-        EmulatorFailure(TuyaErrorCode.paramIllegal, "param is illegal: \(what)")
+    /// The store failed (a lost connection, a full disk): 500, which every client retries. The
+    /// error's text stays in the node's log, not in the answer (it may name tables or hosts).
+    public static func storeFailed(_ error: any Error) -> CloudServiceFailure {
+        var failure = CloudServiceFailure(TuyaErrorCode.systemError, "system error: the store did not answer; retry")
+        failure.cause = String(describing: error)
+        return failure
+    }
+
+    public static func invalid(_ what: String) -> CloudServiceFailure {
+        CloudServiceFailure(TuyaErrorCode.paramIllegal, "param is illegal: \(what)")
     }
 
     /// The HTTP status of an envelope code, for a client that sends `Prefer: http-status`
@@ -25,7 +35,7 @@ struct EmulatorFailure: Error, Sendable, Equatable {
     /// schemathesis) judge an API by its statuses, and a 200 that refuses is a contract no tool can
     /// check. nbgw's client decides on the envelope's code whatever the status (it retries 429 and
     /// 5xx as before), so it speaks to both.
-    static func httpStatus(for code: Int) -> Int {
+    public static func httpStatus(for code: Int) -> Int {
         switch code {
         case TuyaErrorCode.systemError: 500
         case TuyaErrorCode.secretInvalid, TuyaErrorCode.accessTokenNull, TuyaErrorCode.signInvalid,
@@ -43,4 +53,12 @@ struct EmulatorFailure: Error, Sendable, Equatable {
         default: 400
         }
     }
+}
+
+extension CloudServiceFailure {
+    /// An idempotency key sent again with a different request (1113).
+    public static let idempotencyKeyReused = CloudServiceFailure(
+        TuyaErrorCode.repeatedOperation,
+        "repeated operation: idempotency key reused for a different request"
+    )
 }

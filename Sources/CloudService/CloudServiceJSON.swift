@@ -1,15 +1,15 @@
 import Foundation
 import TuyaCloud
 
-/// A request body the emulator takes: the fields it may have (docs/cloud-api.yaml).
-protocol EmulatorBody: Decodable {
+/// A request body the cloud takes: the fields it may have (docs/cloud-api.yaml).
+public protocol CloudServiceBody: Decodable {
     static var fields: Set<String> { get }
 }
 
 /// Strict request bodies: one JSON object, no field the call does not take, no `null`, every value
 /// of its type; anything else is code 1109 (HTTP 400) naming what is wrong.
-enum EmulatorJSON {
-    static func decode<Body: EmulatorBody>(_ type: Body.Type, from bytes: [UInt8]) -> Result<Body, EmulatorFailure> {
+public enum CloudServiceJSON {
+    public static func decode<Body: CloudServiceBody>(_ type: Body.Type, from bytes: [UInt8]) -> Result<Body, CloudServiceFailure> {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
@@ -43,28 +43,24 @@ enum EmulatorJSON {
     }
 }
 
-extension EmptyResult: EmulatorBody {
-    static var fields: Set<String> { [] }
+extension EmptyResult: CloudServiceBody {
+    public static var fields: Set<String> { [] }
 }
 
-extension CloudAPI.RegisterRequest: EmulatorBody {
-    static var fields: Set<String> {
+extension CloudAPI.RegisterRequest: CloudServiceBody {
+    public static var fields: Set<String> {
         ["imei", "imsi", "iccid", "manufacturer", "model", "firmware", "product_id", "device_id", "label_code"]
     }
 }
 
-extension CloudAPI.QRParseRequest: EmulatorBody {
-    static var fields: Set<String> { ["code"] }
+extension CloudAPI.QRParseRequest: CloudServiceBody {
+    public static var fields: Set<String> { ["code"] }
 }
 
-extension CloudAPI.PairingTokenRequest: EmulatorBody {
-    static var fields: Set<String> { ["pairing_type", "asset_id", "uid", "time_zone_id"] }
+extension CloudAPI.PairingTokenRequest: CloudServiceBody {
+    public static var fields: Set<String> { ["pairing_type", "asset_id", "uid", "time_zone_id"] }
 }
 
-extension CloudAPI.BindRequest: EmulatorBody {
-    static var fields: Set<String> { ["device_id", "asset_id", "uid", "token", "time_zone_id"] }
-}
-
-extension EmulatorFaults: EmulatorBody {
-    static var fields: Set<String> { Set(CodingKeys.allCases.map(\.rawValue)) }
+extension CloudAPI.BindRequest: CloudServiceBody {
+    public static var fields: Set<String> { ["device_id", "asset_id", "uid", "token", "time_zone_id"] }
 }

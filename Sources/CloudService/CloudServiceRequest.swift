@@ -3,22 +3,22 @@ import Hummingbird
 
 /// A received request reduced to what signing and routing need: the method, the raw path, the
 /// decoded query items, lower-cased headers and the exact body bytes.
-struct EmulatorRequest: Sendable {
-    var method: String
-    var path: String
-    var query: [(name: String, value: String)]
-    var headers: [String: String]
-    var body: [UInt8]
+public struct CloudServiceRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [(name: String, value: String)]
+    public var headers: [String: String]
+    public var body: [UInt8]
 
-    init(method: String, path: String, rawQuery: String?, headers: [String: String], body: [UInt8]) {
+    public init(method: String, path: String, rawQuery: String?, headers: [String: String], body: [UInt8]) {
         self.method = method.uppercased()
         self.path = path
-        self.query = EmulatorRequest.decodeQuery(rawQuery)
+        self.query = CloudServiceRequest.decodeQuery(rawQuery)
         self.headers = headers
         self.body = body
     }
 
-    init(_ request: Request, body: [UInt8]) {
+    public init(_ request: Request, body: [UInt8]) {
         var headers: [String: String] = [:]
         for field in request.headers {
             headers[field.name.canonicalName] = field.value
@@ -32,23 +32,23 @@ struct EmulatorRequest: Sendable {
         )
     }
 
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
 
     /// The preference token a client sends (`Prefer: http-status`, RFC 7240) to have refusals
     /// answered with the HTTP status of their code instead of Tuya's 200 (docs/cloud-api.yaml,
     /// "Envelope and statuses").
-    static let httpStatusPreference = "http-status"
+    public static let httpStatusPreference = "http-status"
 
     /// Whether the client asked for refusals with their own HTTP status (``httpStatusPreference``).
-    var prefersHTTPStatuses: Bool {
+    public var prefersHTTPStatuses: Bool {
         guard let prefer = header("prefer") else { return false }
         return prefer.split(separator: ",").contains { preference in
             preference.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-                == EmulatorRequest.httpStatusPreference
+                == CloudServiceRequest.httpStatusPreference
         }
     }
 
-    func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
+    public func queryValue(_ name: String) -> String? { query.first { $0.name == name }?.value }
 
     /// Query items form-decoded (`+` is a space, then `%XX`), in order (signing sorts them); an
     /// item whose escapes are malformed is kept as sent.
@@ -68,7 +68,7 @@ struct EmulatorRequest: Sendable {
     }
 
     /// A path segment (`{device_id}`, `{token}`), percent-decoded; kept as sent when malformed.
-    static func segment(_ raw: Substring) -> String {
+    public static func segment(_ raw: Substring) -> String {
         String(raw).removingPercentEncoding ?? String(raw)
     }
 }

@@ -6,14 +6,14 @@ import Synchronization
 /// nonce (their gateways treat it as optional), and a signature covers the client, the token, the
 /// millisecond `t`, the method, the body's digest and the URL: the same signature twice within the
 /// window is the same request sent twice.
-final class ReplayCache: Sendable {
+public final class ReplayCache: Sendable {
     private let seen = Mutex<[String: Int64]>([:])
     private let window: Int64
 
-    init(windowMillis: Int64) { self.window = windowMillis }
+    public init(windowMillis: Int64) { self.window = windowMillis }
 
     /// False when `key` was already used within the window; records it otherwise.
-    func insert(_ key: String, now: Int64) -> Bool {
+    public func insert(_ key: String, now: Int64) -> Bool {
         seen.withLock { seen in
             if seen.count > 10_000 {
                 seen = seen.filter { now - $0.value <= window }

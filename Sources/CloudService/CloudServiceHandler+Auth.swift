@@ -1,40 +1,44 @@
 import TuyaCloud
 
-extension EmulatorResponder {
+extension CloudServiceHandler {
     /// Checks a request the way Tuya's gateway does: client id (1005), sign method and signature
     /// (1004), `t` within the allowed skew (1013), required headers (1105), an access token on
     /// business calls (1002), and no replay within the skew window (1004: the same nonce, or the
-    /// same signature, seen before). Returns the access token of a business
-    /// call, nil for a token call.
-    func authenticate(
-        _ request: EmulatorRequest,
+    /// same signature, seen before). Returns who signed and the access token of a business
+    /// call (nil for a token call).
+    public func authenticate(
+        _ request: CloudServiceRequest,
         now: Int64,
         skewCheck: Bool = true
-    ) -> Result<
-        String?, EmulatorFailure
-    > {
+    ) async -> Result<(CloudPrincipal, String?), CloudServiceFailure> {
         guard let clientID = request.header("client_id") else {
-            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: client_id"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: client_id"))
         }
-        guard clientID == configuration.credentials.clientID else {
-            return .failure(EmulatorFailure(TuyaErrorCode.clientIDInvalid, "clientId invalid"))
+        let credential: CloudCredential
+        do {
+            guard let found = try await store.credential(clientID: clientID) else {
+                return .failure(CloudServiceFailure(TuyaErrorCode.clientIDInvalid, "clientId invalid"))
+            }
+            credential = found
+        } catch {
+            return .failure(.storeFailed(error))
         }
         guard request.header("sign_method")?.uppercased() == TuyaSigner.signMethod else {
-            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: sign_method must be HMAC-SHA256"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: sign_method must be HMAC-SHA256"))
         }
         guard let t = request.header("t"), let millis = Int64(t) else {
-            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: t"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: t"))
         }
-        if skewCheck, abs(millis - now) > configuration.allowedClockSkew.millis {
+        if skewCheck, abs(millis - now) > settings.allowedClockSkew.cloudMillis {
             return .failure(
-                EmulatorFailure(
+                CloudServiceFailure(
                     TuyaErrorCode.requestTimeInvalid,
                     "request time invalid: t differs from the cloud's time by \(abs(millis - now)) ms"
                 )
             )
         }
         guard let sign = request.header("sign") else {
-            return .failure(EmulatorFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
         }
         // Optional, as at Tuya's gateways (their SDKs never send one): replays are refused by the
         // signature below, and a nonce, when sent, must not repeat either.
@@ -44,7 +48,7 @@ extension EmulatorResponder {
             for name in names.split(separator: ":").map(String.init) {
                 guard let value = request.header(name) else {
                     return .failure(
-                        EmulatorFailure(
+                        CloudServiceFailure(
                             TuyaErrorCode.missingHeader,
                             "missing header: \(name) (listed in Signature-Headers)"
                         )
@@ -53,10 +57,10 @@ extension EmulatorResponder {
                 signed.append((name, value))
             }
         }
-        let tokenCall = EmulatorResponder.isTokenCall(request.path)
+        let tokenCall = CloudServiceHandler.isTokenCall(request.path)
         let accessToken = tokenCall ? nil : request.header("access_token")
         if !tokenCall, accessToken == nil {
-            return .failure(EmulatorFailure(TuyaErrorCode.accessTokenNull, "access_token is null"))
+            return .failure(CloudServiceFailure(TuyaErrorCode.accessTokenNull, "access_token is null"))
         }
         let stringToSign = TuyaSigner.stringToSign(
             method: request.method,
@@ -64,26 +68,23 @@ extension EmulatorResponder {
             signedHeaders: signed,
             url: TuyaSigner.canonicalURL(path: request.path, query: request.query)
         )
-        guard
-            configuration.credentials.signer.isValid(
-                sign: sign,
-                accessToken: accessToken,
-                t: t,
-                nonce: nonce,
-                stringToSign: stringToSign
-            )
-        else {
-            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+        let authentic = credential.signers.contains { signer in
+            signer.isValid(sign: sign, accessToken: accessToken, t: t, nonce: nonce, stringToSign: stringToSign)
         }
-        if !nonce.isEmpty, !replays.insert("nonce " + nonce, now: now) {
-            return .failure(EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
+        guard authentic else {
+            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
-        if !replays.insert("sign " + sign.uppercased(), now: now) {
+        // Keyed by client: one gateway's nonce says nothing about another's.
+        let replayScope = credential.principal.clientID + " "
+        if !nonce.isEmpty, !replays.insert(replayScope + "nonce " + nonce, now: now) {
+            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
+        }
+        if !replays.insert(replayScope + "sign " + sign.uppercased(), now: now) {
             return .failure(
-                EmulatorFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received")
+                CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received")
             )
         }
-        return .success(accessToken)
+        return .success((credential.principal, accessToken))
     }
 
     static func isTokenCall(_ path: String) -> Bool {
@@ -91,7 +92,7 @@ extension EmulatorResponder {
     }
 
     /// The idempotency key of a state-changing call, which must be signed; nil when absent.
-    func idempotencyKey(_ request: EmulatorRequest) -> Result<String?, EmulatorFailure> {
+    public func idempotencyKey(_ request: CloudServiceRequest) -> Result<String?, CloudServiceFailure> {
         guard let key = request.header(CloudAPI.idempotencyHeader) else { return .success(nil) }
         let listed = (request.header("signature-headers") ?? "").split(separator: ":").map { $0.lowercased() }
         guard listed.contains(CloudAPI.idempotencyHeader.lowercased()) else {
@@ -99,7 +100,7 @@ extension EmulatorResponder {
         }
         guard (16...64).contains(key.utf8.count),
             key.utf8.allSatisfy({
-                EmulatorStore.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                CloudServiceRules.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
                     || $0 == UInt8(ascii: ".")
             })
         else {
