@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // nbgw: NB-IoT / cellular modem registration gateway. Layer map and dependency rule: docs/architecture.md.
 import PackageDescription
 
@@ -82,6 +82,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         // Already resolved for Hummingbird; declared because the console names header fields.
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Layer 0: pure value types and parsers; Foundation only.
@@ -177,14 +178,37 @@ let package = Package(
         ),
 
         // The signed cloud API's server side once: authentication, routes, rules and the envelope, behind
-        // a storage seam (CloudServiceStore). The emulator and nbgw-cloud serve through it.
+        // a storage seam (CloudServerStore). The emulator and nbgw-cloud serve through it.
         .target(
-            name: "CloudService",
+            name: "CloudServer",
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "TuyaCloud",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Preference-Applied, a field name of its own.
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+
+        // nbgw-cloud: the fleet's Private Cloud, stateless nodes on PostgreSQL (docs/fleet.md).
+        .target(
+            name: "FleetCloud",
+            dependencies: [
+                "CloudServer", "TuyaCloud", "NBGWCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "nbgw-cloud",
+            dependencies: [
+                "FleetCloud", "NBGWCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
@@ -201,7 +225,7 @@ let package = Package(
         .target(
             name: "CloudEmulatorKit",
             dependencies: [
-                "CloudService", "NBGWCore", "TuyaCloud",
+                "CloudServer", "NBGWCore", "TuyaCloud",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // Preference-Applied, a field name of its own.
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -386,6 +410,8 @@ let package = Package(
         .target(name: "TestCertificates", path: "Tests/Support/TestCertificates"),
         // A raw HTTP/1.1 client on loopback: bodies sent in parts or generated as they go (console batches).
         .target(name: "TestHTTP", path: "Tests/Support/TestHTTP"),
+        // A private PostgreSQL cluster per test process (tools/pg-cluster.sh), a database per test.
+        .target(name: "TestPostgres", path: "Tests/Support/TestPostgres"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),
@@ -415,6 +441,13 @@ let package = Package(
                 "TestClocks",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(
+            name: "FleetCloudTests",
+            dependencies: [
+                "FleetCloud", "nbgw-cloud", "TuyaCloud", "Cloud", "Provisioning", "Registry", "NBGWCore",
+                "DeviceIdentity", "TestPostgres",
             ]
         ),
         .testTarget(

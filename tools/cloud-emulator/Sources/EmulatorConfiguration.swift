@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import Foundation
 import NBGWCore
 import Pairing
@@ -61,8 +61,8 @@ public struct EmulatorConfiguration: Sendable {
 
 extension EmulatorConfiguration {
     /// The API's parameters, as the shared route handlers take them.
-    public var settings: CloudServiceSettings {
-        CloudServiceSettings(
+    public var settings: CloudServerSettings {
+        CloudServerSettings(
             tokenLifetime: tokenLifetime,
             pairingTokenLifetime: pairingTokenLifetime,
             allowedClockSkew: allowedClockSkew,

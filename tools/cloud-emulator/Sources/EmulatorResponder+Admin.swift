@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import Foundation
 import Hummingbird
 import TuyaCloud
@@ -7,19 +7,19 @@ extension EmulatorResponder {
     /// `GET /admin/faults`, `PUT /admin/faults`, `GET /admin/stats`: signed like a token call
     /// (client id, `t`, nonce, no access token) with the emulator's credentials, checked against
     /// the real clock (a skewed-clock fault must not lock the operator out), never faulted.
-    func admin(_ request: CloudServiceRequest) -> Response {
+    func admin(_ request: CloudServerRequest) -> Response {
         let now = configuration.wallClock.millis
         var outcome = Outcome(route: "\(request.method) \(request.path)")
         switch authenticateAdmin(request, now: now) {
         case .failure(let failure):
             outcome.failure = failure
-            return CloudServiceHandler.response(outcome, t: now)
+            return CloudServerHandler.response(outcome, t: now)
         case .success:
             break
         }
-        if let failure = CloudServiceHandler.routeFailure(request, outcome: &outcome, routes: EmulatorResponder.adminRoutes) {
+        if let failure = CloudServerHandler.routeFailure(request, outcome: &outcome, routes: EmulatorResponder.adminRoutes) {
             outcome.failure = failure
-            return CloudServiceHandler.response(outcome, t: now)
+            return CloudServerHandler.response(outcome, t: now)
         }
         do {
             switch (request.method, request.path) {
@@ -27,15 +27,15 @@ extension EmulatorResponder {
                 outcome.result = try CloudJSON.string(faults.current)
             case ("PUT", "/admin/faults"):
                 let plan: EmulatorFaults
-                switch CloudServiceJSON.decode(EmulatorFaults.self, from: request.body) {
+                switch CloudServerJSON.decode(EmulatorFaults.self, from: request.body) {
                 case .failure(let failure):
                     outcome.failure = failure
-                    return CloudServiceHandler.response(outcome, t: now)
+                    return CloudServerHandler.response(outcome, t: now)
                 case .success(let value): plan = value
                 }
                 if let problem = plan.problem {
                     outcome.failure = .invalid(problem)
-                    return CloudServiceHandler.response(outcome, t: now)
+                    return CloudServerHandler.response(outcome, t: now)
                 }
                 if plan.expireAllTokens {
                     try store.expireAllTokens()
@@ -49,15 +49,15 @@ extension EmulatorResponder {
             case ("GET", "/admin/stats"):
                 outcome.result = try CloudJSON.string(try store.stats(faultsFired: faults.firedCounts))
             default:
-                outcome.failure = CloudServiceFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid")
+                outcome.failure = CloudServerFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid")
             }
         } catch {
             outcome.failure = .invalid("\(error)")
         }
-        return CloudServiceHandler.response(outcome, t: now)
+        return CloudServerHandler.response(outcome, t: now)
     }
 
-    private func authenticateAdmin(_ request: CloudServiceRequest, now: Int64) -> Result<Void, CloudServiceFailure> {
+    private func authenticateAdmin(_ request: CloudServerRequest, now: Int64) -> Result<Void, CloudServerFailure> {
         guard request.header("access_token") == nil else {
             return .failure(.invalid("admin calls are signed like token calls, without access_token"))
         }
@@ -68,13 +68,13 @@ extension EmulatorResponder {
         }
     }
 
-    private func authenticateTokenStyle(_ request: CloudServiceRequest, now: Int64) -> Result<Void, CloudServiceFailure> {
+    private func authenticateTokenStyle(_ request: CloudServerRequest, now: Int64) -> Result<Void, CloudServerFailure> {
         guard request.header("client_id") == configuration.credentials.clientID,
             let t = request.header("t"), let millis = Int64(t),
             abs(millis - now) <= configuration.allowedClockSkew.cloudMillis,
             let sign = request.header("sign"), let nonce = request.header("nonce"), !nonce.isEmpty
         else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: admin request"))
+            return .failure(CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid: admin request"))
         }
         let stringToSign = TuyaSigner.stringToSign(
             method: request.method,
@@ -90,7 +90,7 @@ extension EmulatorResponder {
             stringToSign: stringToSign
         )
         guard valid, adminReplays.insert("nonce " + nonce, now: now) else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+            return .failure(CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
         return .success(())
     }
@@ -103,6 +103,6 @@ extension EmulatorResponder {
     ]
 }
 
-extension EmulatorFaults: CloudServiceBody {
+extension EmulatorFaults: CloudServerBody {
     public static var fields: Set<String> { Set(CodingKeys.allCases.map(\.rawValue)) }
 }

@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,7 +7,7 @@ import NBGWCore
 import TuyaCloud
 
 /// Answers nbgw's cloud profile (`docs/cloud-api.yaml`) through the shared route handlers
-/// (``CloudService/CloudServiceHandler``, the same as `nbgw-cloud`'s) on the emulator's SQLite
+/// (``CloudServer/CloudServerHandler``, the same as `nbgw-cloud`'s) on the emulator's SQLite
 /// store, with the planned faults injected around them.
 public struct EmulatorResponder: HTTPResponder {
     public typealias Context = EmulatorRequestContext
@@ -15,7 +15,7 @@ public struct EmulatorResponder: HTTPResponder {
     let configuration: EmulatorConfiguration
     let store: EmulatorStore
     let faults: FaultInjector
-    let handler: CloudServiceHandler
+    let handler: CloudServerHandler
     /// The admin calls' nonces (they are signed like token calls, nonce required).
     let adminReplays: ReplayCache
     let logger: Logger
@@ -24,17 +24,17 @@ public struct EmulatorResponder: HTTPResponder {
         self.configuration = configuration
         self.store = store
         self.faults = faults
-        self.handler = CloudServiceHandler(settings: configuration.settings, store: store)
+        self.handler = CloudServerHandler(settings: configuration.settings, store: store)
         self.adminReplays = ReplayCache(windowMillis: configuration.allowedClockSkew.cloudMillis)
         self.logger = logger
     }
 
-    typealias Outcome = CloudServiceHandler.Outcome
+    typealias Outcome = CloudServerHandler.Outcome
 
     public func respond(to request: Request, context: Context) async throws -> Response {
         var request = request
-        let buffer = try await request.collectBody(upTo: CloudServiceHandler.maximumBodyBytes)
-        let parsed = CloudServiceRequest(request, body: Array(buffer.readableBytesView))
+        let buffer = try await request.collectBody(upTo: CloudServerHandler.maximumBodyBytes)
+        let parsed = CloudServerRequest(request, body: Array(buffer.readableBytesView))
         if parsed.path.hasPrefix("/admin/") {
             return admin(parsed)
         }
@@ -43,22 +43,22 @@ public struct EmulatorResponder: HTTPResponder {
             try? await Task.sleep(for: .milliseconds(plan.latencyMs))
         }
         let now = configuration.wallClock.millis + plan.clockSkewMs
-        let route = CloudServiceHandler.route(parsed)
+        let route = CloudServerHandler.route(parsed)
         if faults.take(.dropConnection) {
             log(parsed, route: route, status: 0, code: nil, fault: "drop_connections", now: now)
             context.closeConnection()
             return Response(status: .ok)
         }
         if faults.take(.serverError) {
-            let failure = CloudServiceFailure(TuyaErrorCode.systemError, "injected: service unavailable", httpStatus: 503)
+            let failure = CloudServerFailure(TuyaErrorCode.systemError, "injected: service unavailable", httpStatus: 503)
             log(parsed, route: route, status: 503, code: failure.code, fault: "server_errors", now: now)
             var outcome = Outcome(route: route)
             outcome.status = 503
             outcome.failure = failure
-            return CloudServiceHandler.response(outcome, t: now)
+            return CloudServerHandler.response(outcome, t: now)
         }
         if faults.take(.rateLimit) {
-            let failure = CloudServiceFailure(
+            let failure = CloudServerFailure(
                 TuyaErrorCode.requestsTooFrequent,
                 "injected: too many requests",
                 httpStatus: 429
@@ -68,18 +68,18 @@ public struct EmulatorResponder: HTTPResponder {
             outcome.status = 429
             outcome.failure = failure
             outcome.headers = [("Retry-After", String(max(0, plan.retryAfterSeconds)))]
-            return CloudServiceHandler.response(outcome, t: now)
+            return CloudServerHandler.response(outcome, t: now)
         }
         let faults = self.faults
         let outcome = await handler.handle(parsed, now: now) { _, businessCall, outcome in
             if businessCall, faults.take(.expiredToken) {
                 outcome.fault = "expired_tokens"
-                return CloudServiceFailure(TuyaErrorCode.tokenExpired, "token is expired")
+                return CloudServerFailure(TuyaErrorCode.tokenExpired, "token is expired")
             }
             if faults.take(.busy) {
                 let code = faults.current.busyCode
                 outcome.fault = "busy_responses"
-                return CloudServiceFailure(code, "injected: \(TuyaErrorCode.name(code) ?? "busy")")
+                return CloudServerFailure(code, "injected: \(TuyaErrorCode.name(code) ?? "busy")")
             }
             return nil
         }
@@ -105,11 +105,11 @@ public struct EmulatorResponder: HTTPResponder {
             context.closeConnection()
             return Response(status: .ok)
         }
-        return CloudServiceHandler.answer(outcome, to: parsed, t: now)
+        return CloudServerHandler.answer(outcome, to: parsed, t: now)
     }
 
     func log(
-        _ request: CloudServiceRequest,
+        _ request: CloudServerRequest,
         route: String,
         status: Int,
         code: Int?,

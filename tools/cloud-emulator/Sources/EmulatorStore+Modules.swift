@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import GRDB
 import TuyaCloud
 
@@ -12,8 +12,8 @@ extension EmulatorStore {
         labelBase: String,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.RegisterResult, CloudServiceFailure> {
-        if let problem = CloudServiceRules.problem(in: request) { return .failure(problem) }
+    ) throws -> Result<CloudAPI.RegisterResult, CloudServerFailure> {
+        if let problem = CloudServerRules.problem(in: request) { return .failure(problem) }
         if let existing = try Row.fetchOne(db, sql: "SELECT * FROM device WHERE imei = ?", arguments: [request.imei]) {
             var changed: [String] = []
             let pairs: [(String, String, String?)] = [
@@ -45,18 +45,18 @@ extension EmulatorStore {
                 )
             )
         }
-        var deviceID = CloudServiceRules.acceptableDeviceID(request.deviceID)
+        var deviceID = CloudServerRules.acceptableDeviceID(request.deviceID)
         if let proposed = deviceID, try exists(db, "SELECT 1 FROM device WHERE device_id = ?", proposed) {
             deviceID = nil
         }
-        var labelCode = CloudServiceRules.acceptableLabelCode(request.labelCode)
+        var labelCode = CloudServerRules.acceptableLabelCode(request.labelCode)
         if let proposed = labelCode, try exists(db, "SELECT 1 FROM device WHERE label_code = ?", proposed) {
             labelCode = nil
         }
         // Why a loop: a minted id could collide with an existing one, with negligible probability.
         for _ in 0..<8 {
-            let id = deviceID ?? CloudServiceRules.mintDeviceID()
-            let code = labelCode ?? CloudServiceRules.mintLabelCode()
+            let id = deviceID ?? CloudServerRules.mintDeviceID()
+            let code = labelCode ?? CloudServerRules.mintLabelCode()
             if try exists(db, "SELECT 1 FROM device WHERE device_id = ?", id)
                 || exists(db, "SELECT 1 FROM device WHERE label_code = ?", code)
             {
@@ -86,7 +86,7 @@ extension EmulatorStore {
                 )
             )
         }
-        return .failure(CloudServiceFailure(TuyaErrorCode.systemError, "system error: could not mint a device id"))
+        return .failure(CloudServerFailure(TuyaErrorCode.systemError, "system error: could not mint a device id"))
     }
 
     static func modules(_ db: Database, after: String, limit: Int) throws -> CloudAPI.Page<CloudAPI.Module> {

@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import GRDB
 import TuyaCloud
 
@@ -12,20 +12,20 @@ extension EmulatorStore {
         region: String,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.PairingTokenResult, CloudServiceFailure> {
+    ) throws -> Result<CloudAPI.PairingTokenResult, CloudServerFailure> {
         if let owner = try String.fetchOne(
             db,
             sql: "SELECT owner_uid FROM home WHERE name = ?",
             arguments: [request.assetID]
         ) {
-            guard owner == request.uid else { return .failure(CloudServiceRules.homeOfAnotherAccount) }
+            guard owner == request.uid else { return .failure(CloudServerRules.homeOfAnotherAccount) }
         } else {
             try db.execute(
                 sql: "INSERT INTO home (name, owner_uid, created_at) VALUES (?, ?, ?)",
                 arguments: [request.assetID, request.uid, now]
             )
         }
-        let token = CloudServiceRules.mintPairingToken()
+        let token = CloudServerRules.mintPairingToken()
         let seconds = max(1, Int(lifetime.components.seconds))
         try db.execute(
             sql: "INSERT INTO pairing_token (token, home, uid, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -43,22 +43,22 @@ extension EmulatorStore {
         _ request: CloudAPI.BindRequest,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.BindResult, CloudServiceFailure> {
+    ) throws -> Result<CloudAPI.BindResult, CloudServerFailure> {
         let token = try Row.fetchOne(
             db,
             sql: "SELECT home, uid, expires_at, used_at FROM pairing_token WHERE token = ?",
             arguments: [request.token]
         )
         let state = token.map { token in
-            CloudServiceRules.PairingTokenState(
+            CloudServerRules.PairingTokenState(
                 home: token["home"],
                 uid: token["uid"],
                 expiresAt: token["expires_at"],
                 used: token["used_at"] as Int64? != nil
             )
         }
-        if let refusal = CloudServiceRules.tokenRefusal(state, for: request, now: now) { return .failure(refusal) }
-        func refuse(_ failure: CloudServiceFailure) throws -> Result<CloudAPI.BindResult, CloudServiceFailure> {
+        if let refusal = CloudServerRules.tokenRefusal(state, for: request, now: now) { return .failure(refusal) }
+        func refuse(_ failure: CloudServerFailure) throws -> Result<CloudAPI.BindResult, CloudServerFailure> {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO pairing_outcome (token, device_id, success, error_code, error_msg, at)
@@ -69,7 +69,7 @@ extension EmulatorStore {
             return .failure(failure)
         }
         guard try exists(db, "SELECT 1 FROM device WHERE device_id = ?", request.deviceID) else {
-            return try refuse(CloudServiceRules.unknownDevice)
+            return try refuse(CloudServerRules.unknownDevice)
         }
         if let existing = try Row.fetchOne(
             db,
@@ -81,7 +81,7 @@ extension EmulatorStore {
                     CloudAPI.BindResult(deviceID: request.deviceID, status: "unchanged", boundAt: existing["bound_at"])
                 )
             }
-            return try refuse(CloudServiceRules.alreadyBound())
+            return try refuse(CloudServerRules.alreadyBound())
         }
         try db.execute(
             sql: "INSERT INTO binding (device_id, uid, home, token, bound_at) VALUES (?, ?, ?, ?, ?)",
@@ -103,9 +103,9 @@ extension EmulatorStore {
     }
 
     /// What happened with a token (§1.3): bound devices and refused ones with their codes.
-    static func pairingResult(_ db: Database, token: String) throws -> Result<CloudAPI.PairingResult, CloudServiceFailure> {
+    static func pairingResult(_ db: Database, token: String) throws -> Result<CloudAPI.PairingResult, CloudServerFailure> {
         guard try exists(db, "SELECT 1 FROM pairing_token WHERE token = ?", token) else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
+            return .failure(CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
         }
         let rows = try Row.fetchAll(
             db,
@@ -135,12 +135,12 @@ extension EmulatorStore {
         deviceID: String,
         key: String?,
         now: Int64
-    ) throws -> Result<CloudAPI.UnbindResult, CloudServiceFailure> {
+    ) throws -> Result<CloudAPI.UnbindResult, CloudServerFailure> {
         guard try exists(db, "SELECT 1 FROM device WHERE device_id = ?", deviceID) else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.deviceNotExist, "device not exist"))
+            return .failure(CloudServerFailure(TuyaErrorCode.deviceNotExist, "device not exist"))
         }
         guard try exists(db, "SELECT 1 FROM binding WHERE device_id = ?", deviceID) else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.deviceNotBound, "device not bound"))
+            return .failure(CloudServerFailure(TuyaErrorCode.deviceNotBound, "device not bound"))
         }
         try db.execute(sql: "DELETE FROM binding WHERE device_id = ?", arguments: [deviceID])
         try recordEffect(db, operation: "unbind", subject: deviceID, key: key, at: now)

@@ -1,10 +1,10 @@
-import CloudService
+import CloudServer
 import GRDB
 import TuyaCloud
 
 /// The emulator's store behind the shared route handlers: one project (the configured client id
 /// and secret), one tenant, every call one SQLite transaction on one serial queue.
-extension EmulatorStore: CloudServiceStore {
+extension EmulatorStore: CloudServerStore {
     public func credential(clientID: String) async throws -> CloudCredential? {
         guard clientID == credentials.clientID else { return nil }
         return CloudCredential(
@@ -24,14 +24,14 @@ extension EmulatorStore: CloudServiceStore {
         refreshToken: String,
         now: Int64,
         lifetime: Duration
-    ) async throws -> Result<CloudAPI.TokenResult, CloudServiceFailure> {
+    ) async throws -> Result<CloudAPI.TokenResult, CloudServerFailure> {
         try write { db in
             try EmulatorStore.refreshToken(db, refreshToken: refreshToken, now: now, lifetime: lifetime)
         }
     }
 
     public func checkAccessToken(_ principal: CloudPrincipal, accessToken: String, now: Int64) async throws
-        -> CloudServiceFailure?
+        -> CloudServerFailure?
     {
         try read { db in try EmulatorStore.checkAccessToken(db, accessToken, now: now) }
     }
@@ -40,9 +40,9 @@ extension EmulatorStore: CloudServiceStore {
         _ mutation: CloudMutation,
         by principal: CloudPrincipal,
         idempotency: CloudIdempotency?,
-        settings: CloudServiceSettings,
+        settings: CloudServerSettings,
         now: Int64
-    ) async throws -> Result<CloudMutationAnswer, CloudServiceFailure> {
+    ) async throws -> Result<CloudMutationAnswer, CloudServerFailure> {
         let client = principal.clientID
         return try write { db in
             if let idempotency {
@@ -115,7 +115,7 @@ extension EmulatorStore: CloudServiceStore {
     }
 
     public func pairingResult(_ principal: CloudPrincipal, token: String) async throws
-        -> Result<CloudAPI.PairingResult, CloudServiceFailure>
+        -> Result<CloudAPI.PairingResult, CloudServerFailure>
     {
         try read { db in try EmulatorStore.pairingResult(db, token: token) }
     }

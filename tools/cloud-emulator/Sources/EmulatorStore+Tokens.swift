@@ -1,4 +1,4 @@
-import CloudService
+import CloudServer
 import GRDB
 import TuyaCloud
 
@@ -16,7 +16,7 @@ extension EmulatorStore {
         refreshToken: String,
         now: Int64,
         lifetime: Duration
-    ) throws -> Result<CloudAPI.TokenResult, CloudServiceFailure> {
+    ) throws -> Result<CloudAPI.TokenResult, CloudServerFailure> {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -24,11 +24,11 @@ extension EmulatorStore {
                 arguments: [refreshToken]
             )
         else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
+            return .failure(CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
         }
         guard row["revoked"] as Int64 == 0 else {
             return .failure(
-                CloudServiceFailure(TuyaErrorCode.tokenStatusInvalid, "token status invalid: refresh token already used")
+                CloudServerFailure(TuyaErrorCode.tokenStatusInvalid, "token status invalid: refresh token already used")
             )
         }
         try db.execute(
@@ -47,8 +47,8 @@ extension EmulatorStore {
         now: Int64,
         lifetime: Duration
     ) throws -> CloudAPI.TokenResult {
-        let access = CloudServiceRules.randomHex(16)
-        let refresh = CloudServiceRules.randomHex(16)
+        let access = CloudServerRules.randomHex(16)
+        let refresh = CloudServerRules.randomHex(16)
         let seconds = Int(lifetime.components.seconds)
         try db.execute(
             sql: """
@@ -62,7 +62,7 @@ extension EmulatorStore {
 
     /// Nil when `accessToken` is valid now; else the envelope error (1011 unknown or replaced,
     /// 1010 expired).
-    static func checkAccessToken(_ db: Database, _ accessToken: String, now: Int64) throws -> CloudServiceFailure? {
+    static func checkAccessToken(_ db: Database, _ accessToken: String, now: Int64) throws -> CloudServerFailure? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -70,13 +70,13 @@ extension EmulatorStore {
                 arguments: [accessToken]
             )
         else {
-            return CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid")
+            return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid")
         }
         if row["revoked"] as Int64 == 1 {
-            return CloudServiceFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh")
+            return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh")
         }
         if row["forced_expired"] as Int64 == 1 || now >= row["expires_at"] as Int64 {
-            return CloudServiceFailure(TuyaErrorCode.tokenExpired, "token is expired")
+            return CloudServerFailure(TuyaErrorCode.tokenExpired, "token is expired")
         }
         return nil
     }

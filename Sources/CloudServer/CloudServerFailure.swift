@@ -2,7 +2,7 @@ import TuyaCloud
 
 /// An error answer: the envelope `{success: false, code, msg}` with the HTTP status of the outcome
 /// (``httpStatus(for:)``), or an injected transport-level fault's own status.
-public struct CloudServiceFailure: Error, Sendable, Equatable {
+public struct CloudServerFailure: Error, Sendable, Equatable {
     public var code: Int
     public var msg: String
     public var httpStatus: Int
@@ -12,19 +12,19 @@ public struct CloudServiceFailure: Error, Sendable, Equatable {
     public init(_ code: Int, _ msg: String, httpStatus: Int? = nil) {
         self.code = code
         self.msg = msg
-        self.httpStatus = httpStatus ?? CloudServiceFailure.httpStatus(for: code)
+        self.httpStatus = httpStatus ?? CloudServerFailure.httpStatus(for: code)
     }
 
     /// The store failed (a lost connection, a full disk): 500, which every client retries. The
     /// error's text stays in the node's log, not in the answer (it may name tables or hosts).
-    public static func storeFailed(_ error: any Error) -> CloudServiceFailure {
-        var failure = CloudServiceFailure(TuyaErrorCode.systemError, "system error: the store did not answer; retry")
+    public static func storeFailed(_ error: any Error) -> CloudServerFailure {
+        var failure = CloudServerFailure(TuyaErrorCode.systemError, "system error: the store did not answer; retry")
         failure.cause = String(describing: error)
         return failure
     }
 
-    public static func invalid(_ what: String) -> CloudServiceFailure {
-        CloudServiceFailure(TuyaErrorCode.paramIllegal, "param is illegal: \(what)")
+    public static func invalid(_ what: String) -> CloudServerFailure {
+        CloudServerFailure(TuyaErrorCode.paramIllegal, "param is illegal: \(what)")
     }
 
     /// The HTTP status of an envelope code, for a client that sends `Prefer: http-status`
@@ -55,9 +55,9 @@ public struct CloudServiceFailure: Error, Sendable, Equatable {
     }
 }
 
-extension CloudServiceFailure {
+extension CloudServerFailure {
     /// An idempotency key sent again with a different request (1113).
-    public static let idempotencyKeyReused = CloudServiceFailure(
+    public static let idempotencyKeyReused = CloudServerFailure(
         TuyaErrorCode.repeatedOperation,
         "repeated operation: idempotency key reused for a different request"
     )

@@ -2,9 +2,9 @@ import Foundation
 import Pairing
 import TuyaCloud
 
-extension CloudServiceHandler {
+extension CloudServerHandler {
     /// The route template of a request, for logs and metrics (tokens in paths never reach them).
-    public static func route(_ request: CloudServiceRequest) -> String {
+    public static func route(_ request: CloudServerRequest) -> String {
         let path = request.path
         let template: String
         if path.hasPrefix(CloudAPI.tokenPath + "/") {
@@ -20,7 +20,7 @@ extension CloudServiceHandler {
     }
 
     func dispatch(
-        _ request: CloudServiceRequest,
+        _ request: CloudServerRequest,
         principal: CloudPrincipal,
         outcome: Outcome,
         now: Int64
@@ -30,24 +30,24 @@ extension CloudServiceHandler {
         switch (request.method, path) {
         case ("GET", CloudAPI.tokenPath):
             guard request.queryValue("grant_type") == "1" else {
-                return failed(outcome, CloudServiceFailure(TuyaErrorCode.grantTypeInvalid, "grant type invalid"))
+                return failed(outcome, CloudServerFailure(TuyaErrorCode.grantTypeInvalid, "grant type invalid"))
             }
             return await run(outcome) {
                 .success(try await store.grantToken(principal, now: now, lifetime: lifetime))
             }
         case ("GET", _) where path.hasPrefix(CloudAPI.tokenPath + "/"):
-            let refresh = CloudServiceRequest.segment(path.dropFirst(CloudAPI.tokenPath.count + 1))
+            let refresh = CloudServerRequest.segment(path.dropFirst(CloudAPI.tokenPath.count + 1))
             return await run(outcome) {
                 try await store.refreshToken(principal, refreshToken: refresh, now: now, lifetime: lifetime)
             }
         case ("POST", CloudAPI.modulesPath):
             return await mutating(request, outcome, principal: principal, now: now) {
                 (body: CloudAPI.RegisterRequest) in
-                CloudServiceRules.problem(in: body).map { .failure($0) } ?? .success(.register(body))
+                CloudServerRules.problem(in: body).map { .failure($0) } ?? .success(.register(body))
             }
         case ("GET", CloudAPI.modulesPath):
             let paging: (after: String, limit: Int)
-            switch CloudServiceHandler.paging(request) {
+            switch CloudServerHandler.paging(request) {
             case .failure(let failure): return failed(outcome, failure)
             case .success(let value): paging = value
             }
@@ -56,19 +56,19 @@ extension CloudServiceHandler {
             }
         case ("POST", CloudAPI.qrParsePath):
             let body: CloudAPI.QRParseRequest
-            switch CloudServiceJSON.decode(CloudAPI.QRParseRequest.self, from: request.body) {
+            switch CloudServerJSON.decode(CloudAPI.QRParseRequest.self, from: request.body) {
             case .failure(let failure): return failed(outcome, failure)
             case .success(let value): body = value
             }
             let labelCode: String
-            switch CloudServiceRules.labelCode(inScanned: body.code, labelBase: settings.labelBase) {
+            switch CloudServerRules.labelCode(inScanned: body.code, labelBase: settings.labelBase) {
             case .failure(let failure): return failed(outcome, failure)
             case .success(let value): labelCode = value
             }
-            return await run(outcome) { () async throws -> Result<CloudAPI.QRParseResult, CloudServiceFailure> in
+            return await run(outcome) { () async throws -> Result<CloudAPI.QRParseResult, CloudServerFailure> in
                 guard let deviceID = try await store.device(principal, labelCode: labelCode) else {
                     return .failure(
-                        CloudServiceFailure(TuyaErrorCode.deviceNotExist, "device not exist: unknown label code")
+                        CloudServerFailure(TuyaErrorCode.deviceNotExist, "device not exist: unknown label code")
                     )
                 }
                 return .success(
@@ -81,18 +81,18 @@ extension CloudServiceHandler {
         case ("POST", CloudAPI.pairingTokenPath):
             return await mutating(request, outcome, principal: principal, now: now) {
                 (body: CloudAPI.PairingTokenRequest) in
-                CloudServiceRules.problem(in: body).map { .failure($0) } ?? .success(.pairingToken(body))
+                CloudServerRules.problem(in: body).map { .failure($0) } ?? .success(.pairingToken(body))
             }
         case ("POST", CloudAPI.bindPath):
             return await mutating(request, outcome, principal: principal, now: now) { (body: CloudAPI.BindRequest) in
                 .success(.bind(body))
             }
         case ("GET", _) where path.hasPrefix(CloudAPI.pairingResultPath("")):
-            let token = CloudServiceRequest.segment(path.dropFirst(CloudAPI.pairingResultPath("").count))
+            let token = CloudServerRequest.segment(path.dropFirst(CloudAPI.pairingResultPath("").count))
             return await run(outcome) { try await store.pairingResult(principal, token: token) }
         case ("GET", CloudAPI.bindingsPath):
             let paging: (after: String, limit: Int)
-            switch CloudServiceHandler.paging(request) {
+            switch CloudServerHandler.paging(request) {
             case .failure(let failure): return failed(outcome, failure)
             case .success(let value): paging = value
             }
@@ -100,8 +100,8 @@ extension CloudServiceHandler {
                 .success(try await store.bindings(principal, after: paging.after, limit: paging.limit))
             }
         case ("DELETE", _) where path.hasPrefix(CloudAPI.bindingsPath + "/"):
-            let deviceID = CloudServiceRequest.segment(path.dropFirst(CloudAPI.bindingsPath.count + 1))
-            guard CloudServiceRules.isDeviceID(deviceID) else {
+            let deviceID = CloudServerRequest.segment(path.dropFirst(CloudAPI.bindingsPath.count + 1))
+            guard CloudServerRules.isDeviceID(deviceID) else {
                 return failed(outcome, .invalid("device_id must be 1 to 64 of A-Z a-z 0-9 _ . -"))
             }
             return await mutating(request, outcome, principal: principal, now: now) { (_: EmptyResult) in
@@ -112,14 +112,14 @@ extension CloudServiceHandler {
             // here is a bug of the handler's.
             return failed(
                 outcome,
-                CloudServiceFailure(TuyaErrorCode.systemError, "system error: no handler for \(request.method) \(path)")
+                CloudServerFailure(TuyaErrorCode.systemError, "system error: no handler for \(request.method) \(path)")
             )
         }
     }
 
     /// `page_size` (an integer from 1 to 100, 20 when absent) and `last_row_key` (any text: the
     /// list goes on after it).
-    public static func paging(_ request: CloudServiceRequest) -> Result<(after: String, limit: Int), CloudServiceFailure> {
+    public static func paging(_ request: CloudServerRequest) -> Result<(after: String, limit: Int), CloudServerFailure> {
         var limit = 20
         if let text = request.queryValue("page_size") {
             guard let value = Int(text), (1...100).contains(value) else {
@@ -130,7 +130,7 @@ extension CloudServiceHandler {
         return .success((request.queryValue("last_row_key") ?? "", limit))
     }
 
-    private func failed(_ outcome: Outcome, _ failure: CloudServiceFailure) -> Outcome {
+    private func failed(_ outcome: Outcome, _ failure: CloudServerFailure) -> Outcome {
         var outcome = outcome
         outcome.failure = failure
         return outcome
@@ -139,7 +139,7 @@ extension CloudServiceHandler {
     /// Runs a read or token call.
     private func run<Result: Encodable>(
         _ outcome: Outcome,
-        _ body: () async throws -> Swift.Result<Result, CloudServiceFailure>
+        _ body: () async throws -> Swift.Result<Result, CloudServerFailure>
     ) async -> Outcome {
         var outcome = outcome
         do {
@@ -156,12 +156,12 @@ extension CloudServiceHandler {
     /// Decodes and checks a state-changing call's body, then has the store apply it behind its
     /// idempotency key: a repeated key with the same request replays the first success; with
     /// another request it is refused (1113).
-    private func mutating<Body: CloudServiceBody>(
-        _ request: CloudServiceRequest,
+    private func mutating<Body: CloudServerBody>(
+        _ request: CloudServerRequest,
         _ outcome: Outcome,
         principal: CloudPrincipal,
         now: Int64,
-        _ mutation: (Body) -> Swift.Result<CloudMutation, CloudServiceFailure>
+        _ mutation: (Body) -> Swift.Result<CloudMutation, CloudServerFailure>
     ) async -> Outcome {
         var outcome = outcome
         outcome.changesState = true
@@ -175,7 +175,7 @@ extension CloudServiceHandler {
         if Body.self == EmptyResult.self, let empty = EmptyResult() as? Body {
             decoded = empty
         } else {
-            switch CloudServiceJSON.decode(Body.self, from: request.body) {
+            switch CloudServerJSON.decode(Body.self, from: request.body) {
             case .failure(let failure): return failed(outcome, failure)
             case .success(let body): decoded = body
             }
@@ -186,7 +186,7 @@ extension CloudServiceHandler {
         case .success(let value): change = value
         }
         let idempotency = key.map { key in
-            CloudIdempotency(key: key, requestHash: CloudServiceHandler.requestHash(request))
+            CloudIdempotency(key: key, requestHash: CloudServerHandler.requestHash(request))
         }
         do {
             switch try await store.mutate(change, by: principal, idempotency: idempotency, settings: settings, now: now)
@@ -207,7 +207,7 @@ extension CloudServiceHandler {
     }
 
     /// What an idempotency key is bound to: method, path and the exact body.
-    public static func requestHash(_ request: CloudServiceRequest) -> String {
+    public static func requestHash(_ request: CloudServerRequest) -> String {
         TuyaSigner.contentSHA256(Array("\(request.method) \(request.path)\n".utf8) + request.body)
     }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// A received request reduced to what signing and routing need: the method, the raw path, the
 /// decoded query items, lower-cased headers and the exact body bytes.
-public struct CloudServiceRequest: Sendable {
+public struct CloudServerRequest: Sendable {
     public var method: String
     public var path: String
     public var query: [(name: String, value: String)]
@@ -13,7 +13,7 @@ public struct CloudServiceRequest: Sendable {
     public init(method: String, path: String, rawQuery: String?, headers: [String: String], body: [UInt8]) {
         self.method = method.uppercased()
         self.path = path
-        self.query = CloudServiceRequest.decodeQuery(rawQuery)
+        self.query = CloudServerRequest.decodeQuery(rawQuery)
         self.headers = headers
         self.body = body
     }
@@ -44,7 +44,7 @@ public struct CloudServiceRequest: Sendable {
         guard let prefer = header("prefer") else { return false }
         return prefer.split(separator: ",").contains { preference in
             preference.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-                == CloudServiceRequest.httpStatusPreference
+                == CloudServerRequest.httpStatusPreference
         }
     }
 

@@ -6,17 +6,17 @@ import TuyaCloud
 
 /// The route handlers of nbgw's cloud profile (docs/cloud-api.yaml), once for every store: checks
 /// the signature, timestamp, nonce and access token exactly as a Tuya OpenAPI gateway would, routes
-/// to the ``CloudServiceStore``, and writes the envelope. The emulator puts its fault injection
+/// to the ``CloudServerStore``, and writes the envelope. The emulator puts its fault injection
 /// around it; `nbgw-cloud` its tenants, limits and metrics.
-public struct CloudServiceHandler: Sendable {
-    public let settings: CloudServiceSettings
-    public let store: any CloudServiceStore
+public struct CloudServerHandler: Sendable {
+    public let settings: CloudServerSettings
+    public let store: any CloudServerStore
     let replays: ReplayCache
 
     /// Request bodies over this size are refused; nbgw's bodies are well under 4 KiB.
     public static let maximumBodyBytes = 64 * 1024
 
-    public init(settings: CloudServiceSettings, store: any CloudServiceStore) {
+    public init(settings: CloudServerSettings, store: any CloudServerStore) {
         self.settings = settings
         self.store = store
         self.replays = ReplayCache(windowMillis: settings.allowedClockSkew.cloudMillis)
@@ -27,7 +27,7 @@ public struct CloudServiceHandler: Sendable {
         public var status: Int = 200
         /// The raw JSON of `result`, or nil for a failure.
         public var result: String?
-        public var failure: CloudServiceFailure?
+        public var failure: CloudServerFailure?
         /// Method and route template (no token or device id of a path), for logs and metrics.
         public var route: String
         public var key: String?
@@ -47,11 +47,11 @@ public struct CloudServiceHandler: Sendable {
     /// before it reaches its route: a failure returned here is the answer (the emulator's
     /// expired-token and busy faults; `nbgw-cloud`'s per-tenant rate limit).
     public typealias Gate = @Sendable (_ principal: CloudPrincipal, _ businessCall: Bool, _ outcome: inout Outcome) ->
-        CloudServiceFailure?
+        CloudServerFailure?
 
     /// Authenticates, applies `gate`, then routes.
-    public func handle(_ request: CloudServiceRequest, now: Int64, gate: Gate? = nil) async -> Outcome {
-        var outcome = Outcome(route: CloudServiceHandler.route(request))
+    public func handle(_ request: CloudServerRequest, now: Int64, gate: Gate? = nil) async -> Outcome {
+        var outcome = Outcome(route: CloudServerHandler.route(request))
         let principal: CloudPrincipal
         let accessToken: String?
         switch await authenticate(request, now: now) {
@@ -62,7 +62,7 @@ public struct CloudServiceHandler: Sendable {
             (principal, accessToken) = authenticated
         }
         outcome.principal = principal
-        if let failure = CloudServiceHandler.routeFailure(request, outcome: &outcome) {
+        if let failure = CloudServerHandler.routeFailure(request, outcome: &outcome) {
             outcome.failure = failure
             return outcome
         }
@@ -88,7 +88,7 @@ public struct CloudServiceHandler: Sendable {
 
     /// The answer to send. With `envelopeStatuses`, a refusal is HTTP 200 with its envelope, as
     /// Tuya's gateways answer and Tuya's SDKs expect (tuya-connector-python reads no body from any
-    /// other status); without, it carries the HTTP status of its code (``CloudServiceFailure/httpStatus``),
+    /// other status); without, it carries the HTTP status of its code (``CloudServerFailure/httpStatus``),
     /// for clients that send `Prefer: http-status`. Gateway-level refusals (an injected 503, a rate
     /// limit's 429) are sent without the envelope status whatever the client prefers: they stand
     /// for a gateway in trouble, not for an answer of the API.
@@ -97,7 +97,7 @@ public struct CloudServiceHandler: Sendable {
         if let result = outcome.result {
             json = "{\"result\":\(result),\"success\":true,\"t\":\(t)}"
         } else {
-            let failure = outcome.failure ?? CloudServiceFailure(TuyaErrorCode.systemError, "system error")
+            let failure = outcome.failure ?? CloudServerFailure(TuyaErrorCode.systemError, "system error")
             let envelope = TuyaEnvelope<EmptyResult>(success: false, code: failure.code, msg: failure.msg, t: t)
             json = (try? CloudJSON.string(envelope)) ?? "{\"success\":false,\"code\":500}"
         }
@@ -117,10 +117,10 @@ public struct CloudServiceHandler: Sendable {
     }
 
     /// The answer to `request` for `outcome`, in the status form the client asked for.
-    public static func answer(_ outcome: Outcome, to request: CloudServiceRequest, t: Int64) -> Response {
+    public static func answer(_ outcome: Outcome, to request: CloudServerRequest, t: Int64) -> Response {
         guard request.prefersHTTPStatuses else { return response(outcome, t: t, envelopeStatuses: true) }
         var answer = response(outcome, t: t)
-        answer.headers[preferenceApplied] = CloudServiceRequest.httpStatusPreference
+        answer.headers[preferenceApplied] = CloudServerRequest.httpStatusPreference
         return answer
     }
 
@@ -129,18 +129,18 @@ public struct CloudServiceHandler: Sendable {
 
     /// The 404 or 405 (with `Allow`) of a request the route table does not serve; nil when it does.
     public static func routeFailure(
-        _ request: CloudServiceRequest,
+        _ request: CloudServerRequest,
         outcome: inout Outcome,
-        routes: [(method: String, path: String)] = CloudServiceRoutes.api
-    ) -> CloudServiceFailure? {
-        switch CloudServiceRoutes.match(method: request.method, path: request.path, in: routes) {
+        routes: [(method: String, path: String)] = CloudServerRoutes.api
+    ) -> CloudServerFailure? {
+        switch CloudServerRoutes.match(method: request.method, path: request.path, in: routes) {
         case .served:
             return nil
         case .notFound:
-            return CloudServiceFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid: no route \(request.path)")
+            return CloudServerFailure(TuyaErrorCode.uriPathInvalid, "uri path invalid: no route \(request.path)")
         case .methodNotAllowed(let allow):
             outcome.headers.append(("Allow", allow.joined(separator: ", ")))
-            return CloudServiceFailure(
+            return CloudServerFailure(
                 TuyaErrorCode.uriPathInvalid,
                 "uri path invalid: \(request.path) takes \(allow.joined(separator: ", ")), not \(request.method)",
                 httpStatus: 405

@@ -5,9 +5,9 @@ import TuyaCloud
 
 /// The API's pure rules, shared by every store: what a request may carry, what a label says, and
 /// which refusal a pairing token's state means. Stores apply them; none decides differently.
-public enum CloudServiceRules {
+public enum CloudServerRules {
     /// Nil when a registration is well-formed; else the refusal (1109) naming the field.
-    public static func problem(in request: CloudAPI.RegisterRequest) -> CloudServiceFailure? {
+    public static func problem(in request: CloudAPI.RegisterRequest) -> CloudServerFailure? {
         // Exactly as sent: the identity types trim whitespace, the profile does not.
         guard (try? IMEI(request.imei))?.digits == request.imei else {
             return .invalid("imei \(request.imei.escapedForDisplay()) is not 15 digits with a valid Luhn check digit")
@@ -61,7 +61,7 @@ public enum CloudServiceRules {
     }
 
     /// Nil when a pairing-token request is well-formed; else the refusal.
-    public static func problem(in request: CloudAPI.PairingTokenRequest) -> CloudServiceFailure? {
+    public static func problem(in request: CloudAPI.PairingTokenRequest) -> CloudServerFailure? {
         guard request.pairingType == CloudAPI.nbPairingType else {
             return .invalid("pairing_type must be \(CloudAPI.nbPairingType)")
         }
@@ -72,7 +72,7 @@ public enum CloudServiceRules {
     }
 
     /// The refusal of a home that belongs to another account (3006).
-    public static let homeOfAnotherAccount = CloudServiceFailure(
+    public static let homeOfAnotherAccount = CloudServerFailure(
         TuyaErrorCode.homeAccessDenied,
         "home access denied: the home belongs to another account"
     )
@@ -98,40 +98,40 @@ public enum CloudServiceRules {
         _ token: PairingTokenState?,
         for request: CloudAPI.BindRequest,
         now: Int64
-    ) -> CloudServiceFailure? {
+    ) -> CloudServerFailure? {
         guard let token else {
-            return CloudServiceFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token")
+            return CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token")
         }
         guard token.home == request.assetID, token.uid == request.uid else {
-            return CloudServiceFailure(
+            return CloudServerFailure(
                 TuyaErrorCode.pairingTokenInvalid,
                 "pairing token invalid: issued for another home or account"
             )
         }
         if token.used {
-            return CloudServiceFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired: already used")
+            return CloudServerFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired: already used")
         }
         guard now <= token.expiresAt else {
-            return CloudServiceFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired")
+            return CloudServerFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired")
         }
         return nil
     }
 
     /// The refusal of a device the cloud does not know.
-    public static let unknownDevice = CloudServiceFailure(TuyaErrorCode.deviceNotExist, "device not exist")
+    public static let unknownDevice = CloudServerFailure(TuyaErrorCode.deviceNotExist, "device not exist")
 
     /// The refusal of a device bound to someone else, as far as the asker may know: within a
     /// tenant the owner's account and gateway are named (the gateway's operator can act on them),
     /// across tenants nothing is (which devices exist elsewhere is not theirs to learn).
-    public static func alreadyBound(ownerUID: String? = nil, ownerGateway: String? = nil) -> CloudServiceFailure {
+    public static func alreadyBound(ownerUID: String? = nil, ownerGateway: String? = nil) -> CloudServerFailure {
         guard let ownerUID else {
-            return CloudServiceFailure(
+            return CloudServerFailure(
                 TuyaErrorCode.deviceAlreadyBound,
                 "device already bound: strong binding, the owner must unbind it first"
             )
         }
         let through = ownerGateway.map { " through gateway \($0.escapedForDisplay())" } ?? ""
-        return CloudServiceFailure(
+        return CloudServerFailure(
             TuyaErrorCode.deviceAlreadyBound,
             "device already bound: to account \(ownerUID.escapedForDisplay())\(through); "
                 + "strong binding, the owner must unbind it first"
@@ -139,11 +139,11 @@ public enum CloudServiceRules {
     }
 
     /// The label code in a scanned label of this cloud, or the refusal (QR not recognised).
-    public static func labelCode(inScanned code: String, labelBase: String) -> Result<String, CloudServiceFailure> {
+    public static func labelCode(inScanned code: String, labelBase: String) -> Result<String, CloudServerFailure> {
         let text = code.trimmingASCIISpaces
         guard text.lowercased().hasPrefix(labelBase.lowercased()) else {
             return .failure(
-                CloudServiceFailure(
+                CloudServerFailure(
                     TuyaErrorCode.qrNotRecognized,
                     "QR_PROTOCOL_NOT_RECOGNIZED: not a label of this cloud"
                 )

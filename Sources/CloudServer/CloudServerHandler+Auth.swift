@@ -1,44 +1,44 @@
 import TuyaCloud
 
-extension CloudServiceHandler {
+extension CloudServerHandler {
     /// Checks a request the way Tuya's gateway does: client id (1005), sign method and signature
     /// (1004), `t` within the allowed skew (1013), required headers (1105), an access token on
     /// business calls (1002), and no replay within the skew window (1004: the same nonce, or the
     /// same signature, seen before). Returns who signed and the access token of a business
     /// call (nil for a token call).
     public func authenticate(
-        _ request: CloudServiceRequest,
+        _ request: CloudServerRequest,
         now: Int64,
         skewCheck: Bool = true
-    ) async -> Result<(CloudPrincipal, String?), CloudServiceFailure> {
+    ) async -> Result<(CloudPrincipal, String?), CloudServerFailure> {
         guard let clientID = request.header("client_id") else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: client_id"))
+            return .failure(CloudServerFailure(TuyaErrorCode.missingHeader, "missing header: client_id"))
         }
         let credential: CloudCredential
         do {
             guard let found = try await store.credential(clientID: clientID) else {
-                return .failure(CloudServiceFailure(TuyaErrorCode.clientIDInvalid, "clientId invalid"))
+                return .failure(CloudServerFailure(TuyaErrorCode.clientIDInvalid, "clientId invalid"))
             }
             credential = found
         } catch {
             return .failure(.storeFailed(error))
         }
         guard request.header("sign_method")?.uppercased() == TuyaSigner.signMethod else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: sign_method must be HMAC-SHA256"))
+            return .failure(CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid: sign_method must be HMAC-SHA256"))
         }
         guard let t = request.header("t"), let millis = Int64(t) else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: t"))
+            return .failure(CloudServerFailure(TuyaErrorCode.missingHeader, "missing header: t"))
         }
         if skewCheck, abs(millis - now) > settings.allowedClockSkew.cloudMillis {
             return .failure(
-                CloudServiceFailure(
+                CloudServerFailure(
                     TuyaErrorCode.requestTimeInvalid,
                     "request time invalid: t differs from the cloud's time by \(abs(millis - now)) ms"
                 )
             )
         }
         guard let sign = request.header("sign") else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
+            return .failure(CloudServerFailure(TuyaErrorCode.missingHeader, "missing header: sign"))
         }
         // Optional, as at Tuya's gateways (their SDKs never send one): replays are refused by the
         // signature below, and a nonce, when sent, must not repeat either.
@@ -48,7 +48,7 @@ extension CloudServiceHandler {
             for name in names.split(separator: ":").map(String.init) {
                 guard let value = request.header(name) else {
                     return .failure(
-                        CloudServiceFailure(
+                        CloudServerFailure(
                             TuyaErrorCode.missingHeader,
                             "missing header: \(name) (listed in Signature-Headers)"
                         )
@@ -57,10 +57,10 @@ extension CloudServiceHandler {
                 signed.append((name, value))
             }
         }
-        let tokenCall = CloudServiceHandler.isTokenCall(request.path)
+        let tokenCall = CloudServerHandler.isTokenCall(request.path)
         let accessToken = tokenCall ? nil : request.header("access_token")
         if !tokenCall, accessToken == nil {
-            return .failure(CloudServiceFailure(TuyaErrorCode.accessTokenNull, "access_token is null"))
+            return .failure(CloudServerFailure(TuyaErrorCode.accessTokenNull, "access_token is null"))
         }
         let stringToSign = TuyaSigner.stringToSign(
             method: request.method,
@@ -72,16 +72,16 @@ extension CloudServiceHandler {
             signer.isValid(sign: sign, accessToken: accessToken, t: t, nonce: nonce, stringToSign: stringToSign)
         }
         guard authentic else {
-            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid"))
+            return .failure(CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid"))
         }
         // Keyed by client: one gateway's nonce says nothing about another's.
         let replayScope = credential.principal.clientID + " "
         if !nonce.isEmpty, !replays.insert(replayScope + "nonce " + nonce, now: now) {
-            return .failure(CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
+            return .failure(CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid: nonce already used"))
         }
         if !replays.insert(replayScope + "sign " + sign.uppercased(), now: now) {
             return .failure(
-                CloudServiceFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received")
+                CloudServerFailure(TuyaErrorCode.signInvalid, "sign invalid: the same request was already received")
             )
         }
         return .success((credential.principal, accessToken))
@@ -92,7 +92,7 @@ extension CloudServiceHandler {
     }
 
     /// The idempotency key of a state-changing call, which must be signed; nil when absent.
-    public func idempotencyKey(_ request: CloudServiceRequest) -> Result<String?, CloudServiceFailure> {
+    public func idempotencyKey(_ request: CloudServerRequest) -> Result<String?, CloudServerFailure> {
         guard let key = request.header(CloudAPI.idempotencyHeader) else { return .success(nil) }
         let listed = (request.header("signature-headers") ?? "").split(separator: ":").map { $0.lowercased() }
         guard listed.contains(CloudAPI.idempotencyHeader.lowercased()) else {
@@ -100,7 +100,7 @@ extension CloudServiceHandler {
         }
         guard (16...64).contains(key.utf8.count),
             key.utf8.allSatisfy({
-                CloudServiceRules.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                CloudServerRules.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
                     || $0 == UInt8(ascii: ".")
             })
         else {

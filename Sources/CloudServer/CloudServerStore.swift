@@ -1,13 +1,13 @@
 import TuyaCloud
 
 /// The storage seam of the signed cloud API (docs/cloud-api.yaml): everything the route handlers
-/// of ``CloudServiceHandler`` need from a store, so that the rules live once and the stores differ
+/// of ``CloudServerHandler`` need from a store, so that the rules live once and the stores differ
 /// only in how they keep state. The emulator keeps it in one SQLite file for tests; `nbgw-cloud`
 /// keeps a fleet's in PostgreSQL (docs/fleet.md).
 ///
 /// Every call is one transaction. A refusal of the API (a code of the envelope) is a `.failure`;
 /// a thrown error is the store failing (answered as code 500, retryable).
-public protocol CloudServiceStore: Sendable {
+public protocol CloudServerStore: Sendable {
     /// Who signs with `clientID`, and the secrets that may sign for it (two during a rotation);
     /// nil when nobody does.
     func credential(clientID: String) async throws -> CloudCredential?
@@ -21,12 +21,12 @@ public protocol CloudServiceStore: Sendable {
         refreshToken: String,
         now: Int64,
         lifetime: Duration
-    ) async throws -> Result<CloudAPI.TokenResult, CloudServiceFailure>
+    ) async throws -> Result<CloudAPI.TokenResult, CloudServerFailure>
 
     /// Nil when `accessToken` was issued to `principal` and is valid at `now`; else why not
     /// (1011 unknown or replaced, 1010 expired).
     func checkAccessToken(_ principal: CloudPrincipal, accessToken: String, now: Int64) async throws
-        -> CloudServiceFailure?
+        -> CloudServerFailure?
 
     /// Applies a state-changing call in one transaction with its idempotency record: a key seen
     /// with the same request hash answers the first success again (``CloudMutationAnswer/replayed``),
@@ -35,9 +35,9 @@ public protocol CloudServiceStore: Sendable {
         _ mutation: CloudMutation,
         by principal: CloudPrincipal,
         idempotency: CloudIdempotency?,
-        settings: CloudServiceSettings,
+        settings: CloudServerSettings,
         now: Int64
-    ) async throws -> Result<CloudMutationAnswer, CloudServiceFailure>
+    ) async throws -> Result<CloudMutationAnswer, CloudServerFailure>
 
     /// Modules registered under `principal`'s tenant, by device id after `after`.
     func modules(_ principal: CloudPrincipal, after: String, limit: Int) async throws
@@ -48,7 +48,7 @@ public protocol CloudServiceStore: Sendable {
 
     /// What happened with a pairing token of `principal`'s tenant.
     func pairingResult(_ principal: CloudPrincipal, token: String) async throws
-        -> Result<CloudAPI.PairingResult, CloudServiceFailure>
+        -> Result<CloudAPI.PairingResult, CloudServerFailure>
 
     /// Bindings of devices of `principal`'s tenant, by device id after `after`.
     func bindings(_ principal: CloudPrincipal, after: String, limit: Int) async throws
@@ -83,7 +83,7 @@ public struct CloudCredential: Sendable {
     }
 }
 
-/// A state-changing call, its body already decoded and checked by ``CloudServiceRules``.
+/// A state-changing call, its body already decoded and checked by ``CloudServerRules``.
 public enum CloudMutation: Sendable {
     case register(CloudAPI.RegisterRequest)
     case pairingToken(CloudAPI.PairingTokenRequest)

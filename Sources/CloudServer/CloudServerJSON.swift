@@ -2,14 +2,14 @@ import Foundation
 import TuyaCloud
 
 /// A request body the cloud takes: the fields it may have (docs/cloud-api.yaml).
-public protocol CloudServiceBody: Decodable {
+public protocol CloudServerBody: Decodable {
     static var fields: Set<String> { get }
 }
 
 /// Strict request bodies: one JSON object, no field the call does not take, no `null`, every value
 /// of its type; anything else is code 1109 (HTTP 400) naming what is wrong.
-public enum CloudServiceJSON {
-    public static func decode<Body: CloudServiceBody>(_ type: Body.Type, from bytes: [UInt8]) -> Result<Body, CloudServiceFailure> {
+public enum CloudServerJSON {
+    public static func decode<Body: CloudServerBody>(_ type: Body.Type, from bytes: [UInt8]) -> Result<Body, CloudServerFailure> {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(bytes), options: [])
@@ -43,24 +43,24 @@ public enum CloudServiceJSON {
     }
 }
 
-extension EmptyResult: CloudServiceBody {
+extension EmptyResult: CloudServerBody {
     public static var fields: Set<String> { [] }
 }
 
-extension CloudAPI.RegisterRequest: CloudServiceBody {
+extension CloudAPI.RegisterRequest: CloudServerBody {
     public static var fields: Set<String> {
         ["imei", "imsi", "iccid", "manufacturer", "model", "firmware", "product_id", "device_id", "label_code"]
     }
 }
 
-extension CloudAPI.QRParseRequest: CloudServiceBody {
+extension CloudAPI.QRParseRequest: CloudServerBody {
     public static var fields: Set<String> { ["code"] }
 }
 
-extension CloudAPI.PairingTokenRequest: CloudServiceBody {
+extension CloudAPI.PairingTokenRequest: CloudServerBody {
     public static var fields: Set<String> { ["pairing_type", "asset_id", "uid", "time_zone_id"] }
 }
 
-extension CloudAPI.BindRequest: CloudServiceBody {
+extension CloudAPI.BindRequest: CloudServerBody {
     public static var fields: Set<String> { ["device_id", "asset_id", "uid", "token", "time_zone_id"] }
 }

@@ -1,7 +1,7 @@
 import TuyaCloud
 
 /// The API's parameters that both the emulator and `nbgw-cloud` take from their configuration.
-public struct CloudServiceSettings: Sendable {
+public struct CloudServerSettings: Sendable {
     /// Access token lifetime (Tuya: 7200 s).
     public var tokenLifetime: Duration
     /// Pairing token lifetime (the seed's 10 minutes).

@@ -4,7 +4,7 @@ import TuyaCloud
 /// answers: a path no route has is 404 (code 1108); a served path with another method is 405 with
 /// an `Allow` header (RFC 9110 §15.5.6) listing the methods it takes. A server with routes of its
 /// own (the emulator's `/admin/…`) matches against ``api`` plus those.
-public enum CloudServiceRoutes {
+public enum CloudServerRoutes {
     /// Method and OpenAPI path; `{name}` matches one non-empty segment.
     public static let api: [(method: String, path: String)] = [
         ("GET", CloudAPI.tokenPath),

@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Where the fleet's PostgreSQL is and how to reach it: a `postgresql://USER@HOST[:PORT]/DB` URL
+/// (no password in it: URLs end up in process lists, shell history and logs) and the password
+/// apart, from a file or the environment.
+public struct FleetDatabase: Sendable {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var database: String
+    /// Never logged, never on argv.
+    var password: String?
+    /// Pooled connections per node. Why 16: PostgreSQL's default `max_connections` is 100, and a
+    /// pair of nodes with 16 each leaves room for `psql`, backups and replication; the bench
+    /// saturated the 2-core machine with 8 (docs/fleet.md, "Performance").
+    public var maximumConnections: Int
+
+    public init(url: String, password: String?, maximumConnections: Int = 16) throws {
+        guard let components = URLComponents(string: url),
+            let scheme = components.scheme, scheme == "postgresql" || scheme == "postgres",
+            let host = components.host, !host.isEmpty
+        else {
+            throw FleetError(
+                "the database URL \(url.debugDescription) is not postgresql://USER@HOST[:PORT]/DATABASE; "
+                    + "put the password in a file (--database-password-file) or NBGW_CLOUD_DATABASE_PASSWORD"
+            )
+        }
+        guard components.password == nil else {
+            throw FleetError(
+                "the database URL carries a password; URLs end up in process lists and logs: put the password "
+                    + "in a file (--database-password-file) or NBGW_CLOUD_DATABASE_PASSWORD instead"
+            )
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.user = components.user ?? "nbgw"
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? "nbgw" : path
+        self.password = password
+        self.maximumConnections = maximumConnections
+    }
+
+    /// The URL without a password, for logs and messages.
+    public var displayURL: String { "postgresql://\(user)@\(host):\(port)/\(database)" }
+
+    /// A pooled client; it must `run()` while in use (``FleetStore/run()``).
+    func makeClient(logger: Logger) -> PostgresClient {
+        var configuration = PostgresClient.Configuration(
+            host: host,
+            port: port,
+            username: user,
+            password: password,
+            database: database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        // The pool's own log: errors only (it warns when a query is queued before `run()` got
+        // going, which the commands do by design: the query waits for it).
+        var background = logger
+        background.logLevel = max(logger.logLevel, .error)
+        return PostgresClient(configuration: configuration, backgroundLogger: background)
+    }
+}
+
+/// A fleet cloud error for its operator: what failed and what to do.
+public struct FleetError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+}
+
+extension FleetDatabase {
+    /// A database error in words for an operator: the server's own message and SQLSTATE when it
+    /// sent one, else the connection failure.
+    public static func describe(_ error: any Error) -> String {
+        if let transaction = error as? PostgresTransactionError {
+            if let inner = transaction.closureError ?? transaction.commitError ?? transaction.beginError {
+                return describe(inner)
+            }
+        }
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                return message + state
+            }
+            if let underlying = error.underlying { return "cannot connect: \(underlying)" }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,172 @@
+import CloudServer
+import Foundation
+import PostgresNIO
+import TuyaCloud
+
+extension FleetStore {
+    /// How long an idempotency key's answer is kept (and replayed): a day, longer than any
+    /// gateway's outbox retries for one row (docs/fleet.md, "Idempotency"); purged after.
+    public static let idempotencyLifetimeMillis: Int64 = 24 * 3600 * 1000
+
+    public func mutate(
+        _ mutation: CloudMutation,
+        by principal: CloudPrincipal,
+        idempotency: CloudIdempotency?,
+        settings: CloudServerSettings,
+        now: Int64
+    ) async throws -> Result<CloudMutationAnswer, CloudServerFailure> {
+        var attempt = 1
+        while true {
+            do {
+                return try await mutateOnce(mutation, by: principal, idempotency: idempotency, settings: settings, now: now)
+            } catch is FleetKeyReleased where attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    private func mutateOnce(
+        _ mutation: CloudMutation,
+        by principal: CloudPrincipal,
+        idempotency: CloudIdempotency?,
+        settings: CloudServerSettings,
+        now: Int64
+    ) async throws -> Result<CloudMutationAnswer, CloudServerFailure> {
+        let logger = self.logger
+        let counters = self.counters
+        do {
+            let answer = try await transaction { connection -> Result<CloudMutationAnswer, CloudServerFailure> in
+                if let idempotency {
+                    // The claim first: a second request under the same key waits here on the
+                    // primary key until this transaction ends, then finds the answer.
+                    let claimed = try await connection.run(
+                        """
+                        INSERT INTO idempotency (client_id, key, request_hash, created_at, expires_at)
+                        VALUES (\(principal.clientID), \(idempotency.key), \(idempotency.requestHash), \(now),
+                            \(now + FleetStore.idempotencyLifetimeMillis))
+                        ON CONFLICT (client_id, key) DO NOTHING RETURNING 1
+                        """,
+                        logger: logger
+                    )
+                    if claimed == 0 {
+                        let stored = try await connection.first(
+                            """
+                            SELECT request_hash, response FROM idempotency
+                            WHERE client_id = \(principal.clientID) AND key = \(idempotency.key)
+                            """,
+                            as: (String, String?).self,
+                            logger: logger
+                        )
+                        guard let (hash, response) = stored else {
+                            // Claimed by a transaction that then refused and let the key go: retry.
+                            throw FleetKeyReleased()
+                        }
+                        guard hash == idempotency.requestHash else { return .failure(.idempotencyKeyReused) }
+                        guard let response else {
+                            // Answers are written before commit; a key without one is not ours to replay.
+                            throw FleetError("idempotency key \(idempotency.key) has no stored answer")
+                        }
+                        counters.replay()
+                        return .success(.replayed(json: response))
+                    }
+                }
+                let context = FleetMutationContext(
+                    connection: connection,
+                    principal: principal,
+                    key: idempotency?.key,
+                    settings: settings,
+                    now: now,
+                    logger: logger,
+                    counters: counters
+                )
+                let json: String
+                switch mutation {
+                case .register(let request): json = try await FleetStore.register(request, context)
+                case .pairingToken(let request): json = try await FleetStore.createPairingToken(request, context)
+                case .bind(let request): json = try await FleetStore.bind(request, context)
+                case .unbind(let deviceID): json = try await FleetStore.unbind(deviceID, context)
+                }
+                if let idempotency {
+                    try await connection.run(
+                        """
+                        UPDATE idempotency SET response = \(json)
+                        WHERE client_id = \(principal.clientID) AND key = \(idempotency.key)
+                        """,
+                        logger: logger
+                    )
+                }
+                return .success(.applied(json: json))
+            }
+            return answer
+        } catch let rollback as FleetRollback {
+            // Refused: nothing of it stays, the key is free for a later, valid request. What a
+            // refusal records for the pairing result is written in a transaction of its own.
+            if let record = rollback.record {
+                try await recordRefusal(record, principal: principal, now: now)
+            }
+            return .failure(rollback.failure)
+        }
+    }
+
+    /// Keeps a refused bind's outcome for the token's pairing result and the event log.
+    func recordRefusal(_ record: FleetRollback.Record, principal: CloudPrincipal, now: Int64) async throws {
+        let logger = self.logger
+        try await transaction { connection in
+            try await connection.run(
+                """
+                INSERT INTO pairing_outcome (token, device_id, success, error_code, error_msg, at)
+                VALUES (\(record.token), \(record.deviceID), false, \(String(record.failure.code)),
+                    \(record.failure.msg), \(now))
+                ON CONFLICT (token, device_id) DO UPDATE
+                SET success = false, error_code = EXCLUDED.error_code, error_msg = EXCLUDED.error_msg, at = EXCLUDED.at
+                """,
+                logger: logger
+            )
+            if record.conflict {
+                try await connection.run(
+                    """
+                    INSERT INTO event (tenant_id, at, kind, device_id, gateway, detail)
+                    VALUES (\(principal.tenant), \(now), 'conflict', \(record.deviceID), \(principal.gateway),
+                        \(record.failure.msg))
+                    """,
+                    logger: logger
+                )
+            }
+        }
+    }
+}
+
+/// What one mutation works with.
+struct FleetMutationContext {
+    var connection: PostgresConnection
+    var principal: CloudPrincipal
+    var key: String?
+    var settings: CloudServerSettings
+    var now: Int64
+    var logger: Logger
+    var counters: FleetCounters
+
+    func event(_ kind: String, device: String, detail: String? = nil) async throws {
+        try await connection.run(
+            """
+            INSERT INTO event (tenant_id, at, kind, device_id, gateway, idempotency_key, detail)
+            VALUES (\(principal.tenant), \(now), \(kind), \(device), \(principal.gateway), \(key), \(detail))
+            """,
+            logger: logger
+        )
+    }
+}
+
+/// The key's claim was let go by a refused request meanwhile: run the request again.
+struct FleetKeyReleased: Error {}
+
+extension FleetRollback {
+    /// A refused bind's outcome, kept after the rollback.
+    struct Record: Sendable {
+        var token: String
+        var deviceID: String
+        var failure: CloudServerFailure
+        /// A conflict with another owner (an event of its own).
+        var conflict: Bool
+    }
+}

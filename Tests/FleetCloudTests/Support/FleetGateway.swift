@@ -1,0 +1,75 @@
+import Cloud
+import DeviceIdentity
+import Foundation
+import NBGWCore
+import Provisioning
+import Registry
+import TuyaCloud
+
+/// A gateway as `nbgwd` runs one against a cloud: its own SQLite store, its own credentials,
+/// the production HTTP adapter, registrar, binding service and outbox drainer.
+final class FleetGateway: Sendable {
+    let name: String
+    let registry: Registry
+    let http: HTTPCloud
+    let registrar: DeviceRegistrar
+    let bindings: BindingService
+
+    init(name: String, credentials: CloudCredentials, baseURL: String, directory: URL) throws {
+        self.name = name
+        registry = try Registry(path: directory.appendingPathComponent("\(name).sqlite").path)
+        let configuration = try CloudConfiguration(
+            baseURL: baseURL,
+            credentials: credentials,
+            connectTimeout: .seconds(5),
+            requestTimeout: .seconds(20)
+        )
+        http = HTTPCloud(
+            configuration: configuration,
+            transport: AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout)
+        )
+        registrar = DeviceRegistrar(cloud: http, registry: registry)
+        bindings = BindingService(cloud: http, registry: registry, cloudWait: .seconds(30))
+    }
+
+    /// An owner account with one home, both named after `account`.
+    func addAccount(_ account: String) throws {
+        _ = try registry.directory.addAccount(name: account, role: .owner)
+        _ = try registry.directory.addHome(name: account + "-home", owner: account)
+    }
+
+    /// Binds locally and queues the cloud's bind without sending it (the outbox sends it later).
+    func bindQueued(_ deviceID: String, account: String) throws -> Int64? {
+        let command = BindCommand(deviceID: try DeviceID(deviceID), account: account, home: account + "-home", source: .cli)
+        return try registry.bindings.bind(command, timeout: .seconds(120), queueForCloud: true).outboxEntry?.id
+    }
+
+    func drain() async -> OutboxDrainReport {
+        await OutboxDrainer(registry: registry, cloud: http, owner: name).drain()
+    }
+
+    func shutdown() async { await http.shutdown() }
+}
+
+/// Luhn-valid IMEIs from a 14-digit base.
+enum FleetIMEIs {
+    static func make(_ count: Int, base: Int = 35_693_803_000_000) -> [String] {
+        (0..<count).map { index in
+            let body = String(base + index)
+            return body + String(luhn(body))
+        }
+    }
+
+    static func luhn(_ body: String) -> Int {
+        var sum = 0
+        for (offset, character) in body.reversed().enumerated() {
+            var digit = Int(String(character))!
+            if offset % 2 == 0 {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
+            }
+            sum += digit
+        }
+        return (10 - sum % 10) % 10
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// A private PostgreSQL 15 cluster for the tests of one process, started once by
+/// `tools/pg-cluster.sh` in a temporary directory (as an unprivileged user: no root service, no
+/// Docker) and removed when the process exits. Each test takes a database of its own
+/// (``makeDatabase()``), so suites run in parallel without seeing each other's rows.
+public final class TestPostgres: Sendable {
+    /// `postgresql://nbgw@127.0.0.1:PORT/nbgw`, without the password.
+    public let url: String
+    /// The superuser's password (also in `directory/password`).
+    public let password: String
+    /// The cluster's directory.
+    public let directory: String
+    /// The repository's root (for `tools/…` and `.build/debug/…`).
+    public let root: URL
+
+    /// The process's cluster, started on first use.
+    public static let shared: Result<TestPostgres, TestPostgresError> = Result { () throws(TestPostgresError) in
+        try TestPostgres.start()
+    }
+
+    /// The process's cluster, or the reason it could not start.
+    public static func cluster() throws -> TestPostgres { try shared.get() }
+
+    private init(url: String, password: String, directory: String, root: URL) {
+        self.url = url
+        self.password = password
+        self.directory = directory
+        self.root = root
+    }
+
+    private static func start() throws(TestPostgresError) -> TestPostgres {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        // Short: the server's Unix socket lives inside and socket paths are limited to 107 bytes.
+        let directory = "/tmp/nbgw-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (status, output, errors) = run(root.appendingPathComponent("tools/pg-cluster.sh").path, ["start", directory, "--fast"])
+        guard status == 0 else {
+            throw TestPostgresError("tools/pg-cluster.sh start failed (\(status)): \(errors)\(output)")
+        }
+        let url = output.split(separator: "\n").last.map(String.init) ?? ""
+        guard let password = try? String(contentsOfFile: directory + "/password", encoding: .utf8) else {
+            throw TestPostgresError("the cluster in \(directory) has no password file")
+        }
+        TestPostgresCleanup.register(script: root.appendingPathComponent("tools/pg-cluster.sh").path, directory: directory)
+        return TestPostgres(
+            url: url,
+            password: password.trimmingCharacters(in: .whitespacesAndNewlines),
+            directory: directory,
+            root: root
+        )
+    }
+
+    /// A new, empty database of the cluster; returns its URL (same host, user and password).
+    public func makeDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        try psql("CREATE DATABASE \(name)")
+        guard let cut = url.lastIndex(of: "/") else { throw TestPostgresError("odd URL \(url)") }
+        return url[..<cut] + "/" + name
+    }
+
+    /// Runs one SQL command through `psql` as the superuser (password through the environment).
+    @discardableResult
+    public func psql(_ sql: String, database: String = "nbgw") throws -> String {
+        let (status, output, errors) = TestPostgres.run(
+            root.appendingPathComponent("tools/pg-cluster.sh").path,
+            ["psql", directory, "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
+        )
+        guard status == 0 else { throw TestPostgresError("psql \(sql.debugDescription) failed: \(errors)") }
+        return output
+    }
+
+    /// Stops the server: `immediate` as a crash (no checkpoint), else a fast shutdown.
+    public func stop(immediate: Bool) throws {
+        let (status, _, errors) = TestPostgres.run(
+            root.appendingPathComponent("tools/pg-cluster.sh").path,
+            ["stop", directory] + (immediate ? ["--immediate"] : [])
+        )
+        guard status == 0 else { throw TestPostgresError("stopping the cluster failed: \(errors)") }
+    }
+
+    /// Starts the server again on the same port after ``stop(immediate:)``.
+    public func restart() throws {
+        let (status, _, errors) = TestPostgres.run(
+            root.appendingPathComponent("tools/pg-cluster.sh").path,
+            ["restart", directory]
+        )
+        guard status == 0 else { throw TestPostgresError("restarting the cluster failed: \(errors)") }
+    }
+
+    /// Runs a program to completion; returns its status, standard output and standard error.
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil)
+        -> (Int32, String, String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            return (127, "", "cannot run \(path): \(error)")
+        }
+        // Both pipes drained before waiting, standard error on a thread of its own: a child that
+        // fills either pipe would otherwise never exit.
+        let errorText = TestPostgresReader(errors.fileHandleForReading)
+        let outputData = (try? output.fileHandleForReading.readToEnd()) ?? nil
+        process.waitUntilExit()
+        return (
+            process.terminationStatus,
+            String(decoding: outputData ?? Data(), as: UTF8.self),
+            errorText.wait()
+        )
+    }
+}
+
+/// Why the cluster could not be used.
+public struct TestPostgresError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Removes the cluster when the test process exits (the server is a process of its own and would
+/// outlive it).
+enum TestPostgresCleanup {
+    nonisolated(unsafe) static var script = ""
+    nonisolated(unsafe) static var directory = ""
+
+    static func register(script: String, directory: String) {
+        Self.script = script
+        Self.directory = directory
+        atexit {
+            _ = TestPostgres.run(TestPostgresCleanup.script, ["remove", TestPostgresCleanup.directory])
+        }
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class TestPostgresReader: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = (try? handle.readToEnd()) ?? nil ?? Data()
+            done.signal()
+        }
+    }
+
+    func wait() -> String {
+        done.wait()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
