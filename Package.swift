@@ -411,7 +411,7 @@ let package = Package(
         // A raw HTTP/1.1 client on loopback: bodies sent in parts or generated as they go (console batches).
         .target(name: "TestHTTP", path: "Tests/Support/TestHTTP"),
         // A private PostgreSQL cluster per test process (tools/pg-cluster.sh), a database per test.
-        .target(name: "TestPostgres", path: "Tests/Support/TestPostgres"),
+        .target(name: "TestPostgres", dependencies: ["CLinux"], path: "Tests/Support/TestPostgres"),
 
         .testTarget(name: "DeviceIdentityTests", dependencies: ["DeviceIdentity"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "NBGWCore", "DeviceIdentity"]),

@@ -16,7 +16,7 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
     exit 2
 fi
 bin=$(swift build --show-bin-path)
-for binary in nbgw nbgw-cloud-emulator; do
+for binary in nbgw nbgw-cloud-emulator nbgw-cloud; do
     if [ ! -x "$bin/$binary" ]; then
         echo "api-contract: no $bin/$binary; run swift build first" >&2
         exit 2

@@ -15,9 +15,14 @@ cd "$(dirname "$0")/.."
 # poppler-utils: the label and console tests render PDF labels back to images (pdftoppm). chromium,
 # chromium-driver and python3-venv: the console's browser tests (tools/test-console.sh; Selenium
 # goes into .build-venv).
+# postgresql-15 (initdb, pg_ctl, postgres, pgbench) and postgresql-client-15 (psql): the fleet cloud,
+# nbgw-cloud, stores in PostgreSQL; its tests and the fleet demo start a private cluster of their own
+# as an unprivileged user with tools/pg-cluster.sh, and pgbench measures the floor its benchmarks are
+# read against. Debian's package also creates a system cluster (15/main, port 5432) and starts it
+# where services may start: harmless, but nbgw never uses it.
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
     python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libpng-dev libturbojpeg0-dev fonts-dejavu-core
-    poppler-utils chromium chromium-driver python3-venv)
+    poppler-utils chromium chromium-driver python3-venv postgresql-15 postgresql-client-15)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -130,10 +130,12 @@ public enum CloudServerRules {
                 "device already bound: strong binding, the owner must unbind it first"
             )
         }
-        let through = ownerGateway.map { " through gateway \($0.escapedForDisplay())" } ?? ""
+        // Unquoted: accounts are names without control characters (``isName(_:)``) and gateway
+        // names are `[A-Za-z0-9._-]`; a client that shows the message escapes it once, itself.
+        let through = ownerGateway.map { " through gateway \($0)" } ?? ""
         return CloudServerFailure(
             TuyaErrorCode.deviceAlreadyBound,
-            "device already bound: to account \(ownerUID.escapedForDisplay())\(through); "
+            "device already bound: to account \(ownerUID)\(through); "
                 + "strong binding, the owner must unbind it first"
         )
     }

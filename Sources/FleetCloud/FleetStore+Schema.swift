@@ -8,13 +8,24 @@ extension FleetStore {
     public func migrate() async throws -> [Int] {
         let logger = self.logger
         return try await client.withConnection { connection in
-            try await connection.run(
-                """
-                CREATE TABLE IF NOT EXISTS nbgw_schema (
-                    version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-                """,
-                logger: logger
-            )
+            do {
+                try await connection.run(
+                    """
+                    CREATE TABLE IF NOT EXISTS nbgw_schema (
+                        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                    """,
+                    logger: logger
+                )
+            } catch {
+                // Two nodes migrating at once: IF NOT EXISTS is not atomic in PostgreSQL (the loser
+                // fails on the catalog's unique index, 23505); the table is there all the same.
+                let exists = try await connection.first(
+                    "SELECT to_regclass('nbgw_schema') IS NOT NULL",
+                    as: Bool.self,
+                    logger: logger
+                )
+                guard exists == true else { throw error }
+            }
             var applied: [Int] = []
             for (version, sql) in FleetSchema.migrations {
                 let done = try await connection.withTransaction(logger: logger) { connection in

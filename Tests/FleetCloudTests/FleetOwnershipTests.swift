@@ -16,7 +16,7 @@ struct FleetOwnershipTests {
             var gateways: [FleetGateway] = []
             for index in 0..<32 {
                 let name = "gw\(index)"
-                let credentials = try fleet.addGateway(name)
+                let credentials = try await fleet.addGateway(name)
                 let node = fleet.nodes[index % fleet.nodes.count]
                 let gateway = try FleetGateway(
                     name: name,
@@ -43,7 +43,7 @@ struct FleetOwnershipTests {
                 return all
             }
             #expect(Set(deviceIDs.map { $0 }).count == 1, "every gateway got the same device ids")
-            #expect(try fleet.count("SELECT count(*) FROM device") == 100)
+            #expect(try await fleet.count("SELECT count(*) FROM device") == 100)
 
             // Each binds all 100 to its own owner locally, then the outboxes race to the cloud.
             for (index, gateway) in gateways.enumerated() {
@@ -53,9 +53,17 @@ struct FleetOwnershipTests {
                 for gateway in gateways { group.addTask { _ = await gateway.drain() } }
             }
 
-            #expect(try fleet.count("SELECT count(*) FROM binding") == 100)
-            #expect(try fleet.count("SELECT count(*) FROM pairing_token WHERE used_at IS NOT NULL") == 100)
-            #expect(try fleet.count("SELECT count(*) FROM event WHERE kind = 'bound'") == 100)
+            #expect(try await fleet.count("SELECT count(*) FROM binding") == 100)
+            #expect(try await fleet.count("SELECT count(*) FROM pairing_token WHERE used_at IS NOT NULL") == 100)
+            #expect(try await fleet.count("SELECT count(*) FROM event WHERE kind = 'bound'") == 100)
+            // Who owns what, in one query: device id → (account, gateway).
+            var owners: [String: (account: String, gateway: String)] = [:]
+            for line in try await fleet.sql("SELECT device_id || ' ' || uid || ' ' || gateway FROM binding")
+                .split(separator: "\n")
+            {
+                let parts = line.split(separator: " ").map(String.init)
+                owners[parts[0]] = (parts[1], parts[2])
+            }
             var done = 0
             for (index, gateway) in gateways.enumerated() {
                 let binds = try gateway.registry.outbox.entries(limit: 1000).filter { $0.operation == .bind }
@@ -64,19 +72,20 @@ struct FleetOwnershipTests {
                     switch row.state {
                     case .done:
                         done += 1
-                        let owner = try fleet.sql("SELECT gateway FROM binding WHERE device_id = '\(row.subject)'")
-                        #expect(owner == "gw\(index)")
+                        #expect(owners[row.subject]?.gateway == "gw\(index)")
                     case .dead:
-                        let owner = try fleet.sql("SELECT uid || ' ' || gateway FROM binding WHERE device_id = '\(row.subject)'")
-                        let parts = owner.split(separator: " ")
-                        #expect(row.lastError?.contains("to account \(parts[0]) through gateway \(parts[1])") == true, "\(row.lastError ?? "")")
+                        let owner = try #require(owners[row.subject])
+                        #expect(
+                            row.lastError?.contains("to account \(owner.account) through gateway \(owner.gateway);") == true,
+                            "\(row.lastError ?? "")"
+                        )
                     default:
                         Issue.record("outbox row \(row.id) of gw\(index) ended \(row.state)")
                     }
                 }
             }
             #expect(done == 100, "exactly one gateway's row per device is done")
-            #expect(try fleet.count("SELECT count(*) FROM event WHERE kind = 'conflict'") == 3100)
+            #expect(try await fleet.count("SELECT count(*) FROM event WHERE kind = 'conflict'") == 3100)
             for gateway in gateways { await gateway.shutdown() }
         }
     }

@@ -238,6 +238,48 @@ def seed_cloud(url: str, env: dict[str, str]) -> list[dict]:
         os.environ.update(saved)
 
 
+def cloud_config(args: argparse.Namespace, work: pathlib.Path, name: str, modules: list[dict]) -> pathlib.Path:
+    """The schemathesis configuration of a cloud run: the signing hook, and the seeded IMEIs,
+    device ids, labels and names as dictionaries."""
+    ids = [module["device_id"] for module in modules]
+    config = work / f"{name}.toml"
+    config.write_text(
+        common_config(args, top=f'hooks = "{HERE / "tuya_signing.py"}"\n')
+        + textwrap.dedent(
+            f"""\
+            [dictionaries.imeis]
+            values = {toml_list(IMEIS)}
+            [dictionaries.devices]
+            values = {toml_list(ids)}
+            [dictionaries.labels]
+            values = {toml_list([module["qrcode"] for module in modules])}
+            [dictionaries.names]
+            values = {toml_list(["lab", "bobs", "alice", "bob"])}
+            # Registered IMEIs, device ids, labels and names half of the time, so that positive
+            # cases reach the store's rules (bound, unchanged, 403, 409) and not only 404s.
+            [parameters]
+            "body.imei" = {{ dictionary = "imeis", probability = 0.5 }}
+            "body.device_id" = {{ dictionary = "devices", probability = 0.5 }}
+            "path.device_id" = {{ dictionary = "devices", probability = 0.5 }}
+            "body.code" = {{ dictionary = "labels", probability = 0.5 }}
+            "body.asset_id" = {{ dictionary = "names", probability = 0.5 }}
+            "body.uid" = {{ dictionary = "names", probability = 0.5 }}
+
+            # The IMEI's Luhn check digit is checked, which a pattern cannot say: a schema-valid
+            # IMEI with a wrong one is 400 (docs/cloud-api.yaml, registerModule). A pairing token
+            # dies with its bind and after 10 minutes: 410 Gone is its state, like a 404.
+            [[operations]]
+            include-operation-id = ["registerModule"]
+            checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
+            [[operations]]
+            include-operation-id = ["bindDevice"]
+            checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "410", "429"]
+            """
+        )
+    )
+    return config
+
+
 def cloud(args: argparse.Namespace, work: pathlib.Path) -> int:
     emulator = args.bin / "nbgw-cloud-emulator"
     env = dict(
@@ -261,42 +303,7 @@ def cloud(args: argparse.Namespace, work: pathlib.Path) -> int:
         try:
             url = server.first_line().strip().rsplit(" ", 1)[-1]
             modules = seed_cloud(url, env)
-            ids = [module["device_id"] for module in modules]
-            config = work / f"{name}.toml"
-            config.write_text(
-                common_config(args, top=f'hooks = "{HERE / "tuya_signing.py"}"\n')
-                + textwrap.dedent(
-                    f"""\
-                    [dictionaries.imeis]
-                    values = {toml_list(IMEIS)}
-                    [dictionaries.devices]
-                    values = {toml_list(ids)}
-                    [dictionaries.labels]
-                    values = {toml_list([module["qrcode"] for module in modules])}
-                    [dictionaries.names]
-                    values = {toml_list(["lab", "bobs", "alice", "bob"])}
-                    # Registered IMEIs, device ids, labels and names half of the time, so that positive
-                    # cases reach the store's rules (bound, unchanged, 403, 409) and not only 404s.
-                    [parameters]
-                    "body.imei" = {{ dictionary = "imeis", probability = 0.5 }}
-                    "body.device_id" = {{ dictionary = "devices", probability = 0.5 }}
-                    "path.device_id" = {{ dictionary = "devices", probability = 0.5 }}
-                    "body.code" = {{ dictionary = "labels", probability = 0.5 }}
-                    "body.asset_id" = {{ dictionary = "names", probability = 0.5 }}
-                    "body.uid" = {{ dictionary = "names", probability = 0.5 }}
-
-                    # The IMEI's Luhn check digit is checked, which a pattern cannot say: a schema-valid
-                    # IMEI with a wrong one is 400 (docs/cloud-api.yaml, registerModule). A pairing token
-                    # dies with its bind and after 10 minutes: 410 Gone is its state, like a 404.
-                    [[operations]]
-                    include-operation-id = ["registerModule"]
-                    checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429"]
-                    [[operations]]
-                    include-operation-id = ["bindDevice"]
-                    checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "410", "429"]
-                    """
-                )
-            )
+            config = cloud_config(args, work, name, modules)
             # On every request, the auth probes' unsigned ones too: the checks judge statuses, which
             # the emulator answers when asked (docs/cloud-api.yaml, "Envelope and statuses").
             prefer = ["-H", "Prefer: http-status"]
@@ -326,10 +333,74 @@ def sdk(args: argparse.Namespace, work: pathlib.Path) -> int:
         server.stop()
 
 
+def fleet(args: argparse.Namespace, work: pathlib.Path) -> int:
+    """The same contract against `nbgw-cloud` on PostgreSQL (a private cluster of
+    tools/pg-cluster.sh): schemathesis on every business call, then Tuya's own SDK through the
+    pairing flow, each as a gateway of its own added with `nbgw-cloud gateways add`."""
+    cluster = pathlib.Path(f"/tmp/nbgw-pgc-{os.getpid()}")
+    started = subprocess.run(
+        [str(ROOT / "tools" / "pg-cluster.sh"), "start", str(cluster), "--fast"], capture_output=True, text=True
+    )
+    if started.returncode != 0:
+        print(f"contract: fleet: the PostgreSQL cluster did not start: {started.stderr}", flush=True)
+        return 1
+    try:
+        binary = str(args.bin / "nbgw-cloud")
+        env = dict(
+            os.environ,
+            NBGW_CLOUD_DATABASE=started.stdout.strip().splitlines()[-1],
+            NBGW_CLOUD_DATABASE_PASSWORD=(cluster / "password").read_text().strip(),
+            NBGW_CLOUD_LOG_LEVEL="error",
+        )
+        key = work / "fleet.key"
+
+        def cloud_command(*argv: str) -> str:
+            done = subprocess.run([binary, *argv], env=env, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"nbgw-cloud {' '.join(argv)}: {done.stderr}")
+            return done.stdout
+
+        cloud_command("key", "create", "--key-file", str(key))
+        cloud_command("migrate")
+        cloud_command("tenants", "add", "contract")
+
+        def gateway(name: str) -> tuple[str, str]:
+            printed = json.loads(cloud_command("gateways", "add", "--tenant", "contract", "--key-file", str(key), "--json", name))
+            return printed["client_id"], printed["secret"]
+
+        server = Server(
+            [binary, "serve", "--listen", "127.0.0.1:0", "--key-file", str(key), "--tenant-rate", "0"],
+            env,
+            work / "fleet-server.log",
+        )
+        status = 0
+        try:
+            url = "http://" + server.first_line().strip().rsplit(" ", 1)[-1]
+            client_id, secret = gateway("schemathesis")
+            signing = dict(env, NBGW_CLOUD_CLIENT_ID=client_id, NBGW_CLOUD_SECRET=secret)
+            modules = seed_cloud(url, signing)
+            config = cloud_config(args, work, "fleet", modules)
+            prefer = ["-H", "Prefer: http-status"]
+            status |= schemathesis(
+                args.venv, "cloud-api.yaml", url, config, signing, ["--exclude-path-regex", "^/admin/", *prefer, *args.extra]
+            )
+            client_id, secret = gateway("sdk")
+            result = subprocess.run(
+                [str(args.venv / "bin" / "python"), str(HERE / "sdk_flow.py"), url, client_id],
+                env=dict(env, NBGW_CLOUD_SECRET=secret),
+            )
+            status |= 0 if result.returncode == 0 else 1
+        finally:
+            server.stop()
+        return status
+    finally:
+        subprocess.run([str(ROOT / "tools" / "pg-cluster.sh"), "remove", str(cluster)], capture_output=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("api", choices=["ingest", "cloud", "sdk", "all"], nargs="?", default="all")
-    parser.add_argument("--bin", type=pathlib.Path, required=True, help="directory with nbgw and nbgw-cloud-emulator")
+    parser.add_argument("api", choices=["ingest", "cloud", "sdk", "fleet", "all"], nargs="?", default="all")
+    parser.add_argument("--bin", type=pathlib.Path, required=True, help="directory with nbgw, nbgw-cloud-emulator and nbgw-cloud")
     parser.add_argument("--venv", type=pathlib.Path, default=ROOT / ".build-venv")
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--examples", type=int, default=25, help="test cases per operation and phase")
@@ -352,6 +423,8 @@ def main() -> int:
             status |= cloud(args, work)
         if args.api in ("sdk", "all"):
             status |= sdk(args, work)
+        if args.api in ("fleet", "all"):
+            status |= fleet(args, work)
     finally:
         if args.keep or status:
             print(f"contract: work directory kept: {work}", flush=True)

@@ -36,33 +36,50 @@ final class FleetFixture: @unchecked Sendable {
         serveArguments: [String] = ["--tenant-rate", "0"],
         _ body: (FleetFixture) async throws -> T
     ) async throws -> T {
-        let postgres = try TestPostgres.cluster()
+        let postgres = try await TestPostgres.cluster()
         let directory = URL(fileURLWithPath: "/tmp/nbgw-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fixture = FleetFixture(postgres: postgres, databaseURL: try postgres.makeDatabase(), directory: directory)
-        defer {
-            for node in fixture.nodes { node.kill() }
-            try? FileManager.default.removeItem(at: directory)
+        let fixture = FleetFixture(postgres: postgres, databaseURL: try await postgres.makeDatabase(), directory: directory)
+        do {
+            let result = try await fixture.setUp(nodes: nodes, serveArguments: serveArguments, body)
+            await fixture.tearDown()
+            return result
+        } catch {
+            await fixture.tearDown()
+            throw error
         }
-        try fixture.cloudSucceeds(["key", "create", "--key-file", fixture.keyFile])
-        try fixture.cloudSucceeds(["migrate"])
-        try fixture.cloudSucceeds(["tenants", "add", "acme"])
+    }
+
+    private func setUp<T>(
+        nodes: Int,
+        serveArguments: [String],
+        _ body: (FleetFixture) async throws -> T
+    ) async throws -> T {
+        let fixture = self
+        try await fixture.cloudSucceeds(["key", "create", "--key-file", fixture.keyFile])
+        try await fixture.cloudSucceeds(["migrate"])
+        try await fixture.cloudSucceeds(["tenants", "add", "acme"])
         for _ in 0..<nodes {
             try await fixture.startNode(serveArguments)
         }
         return try await body(fixture)
     }
 
+    private func tearDown() async {
+        for node in nodes { await node.kill() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
     /// Runs `nbgw-cloud` with `arguments`; returns status, output and errors.
     @discardableResult
-    func cloud(_ arguments: [String]) -> (status: Int32, output: String, errors: String) {
-        let (status, output, errors) = TestPostgres.run(binary, arguments, environment: environment)
+    func cloud(_ arguments: [String]) async -> (status: Int32, output: String, errors: String) {
+        let (status, output, errors) = await TestPostgres.run(binary, arguments, environment: environment)
         return (status, output, errors)
     }
 
     @discardableResult
-    func cloudSucceeds(_ arguments: [String]) throws -> String {
-        let (status, output, errors) = cloud(arguments)
+    func cloudSucceeds(_ arguments: [String]) async throws -> String {
+        let (status, output, errors) = await cloud(arguments)
         guard status == 0 else {
             throw TestPostgresError("nbgw-cloud \(arguments.joined(separator: " ")) exited \(status): \(errors)")
         }
@@ -70,8 +87,8 @@ final class FleetFixture: @unchecked Sendable {
     }
 
     /// A new gateway of `tenant` and its credentials (`gateways add --json`).
-    func addGateway(_ name: String, tenant: String = "acme") throws -> CloudCredentials {
-        let output = try cloudSucceeds(["gateways", "add", "--tenant", tenant, "--key-file", keyFile, "--json", name])
+    func addGateway(_ name: String, tenant: String = "acme") async throws -> CloudCredentials {
+        let output = try await cloudSucceeds(["gateways", "add", "--tenant", tenant, "--key-file", keyFile, "--json", name])
         struct Printed: Decodable {
             var client_id: String
             var secret: String
@@ -83,74 +100,76 @@ final class FleetFixture: @unchecked Sendable {
     /// Starts one more node; returns it once it listens.
     @discardableResult
     func startNode(_ arguments: [String] = ["--tenant-rate", "0"]) async throws -> FleetNodeProcess {
-        let node = try FleetNodeProcess(
-            binary: binary,
-            arguments: ["serve", "--listen", "127.0.0.1:0", "--key-file", keyFile] + arguments,
-            environment: environment
-        )
+        let (binary, keyFile, environment) = (self.binary, self.keyFile, self.environment)
+        // Reading the node's first line blocks: on a thread of its own (TestPostgres.run says why).
+        let node = try await TestPostgres.offPool {
+            try FleetNodeProcess(
+                binary: binary,
+                arguments: ["serve", "--listen", "127.0.0.1:0", "--key-file", keyFile] + arguments,
+                environment: environment
+            )
+        }
         nodes.append(node)
         return node
     }
 
     /// One row of SQL through psql on this fixture's database.
-    func sql(_ query: String) throws -> String {
+    func sql(_ query: String) async throws -> String {
         let name = String(databaseURL[databaseURL.index(after: databaseURL.lastIndex(of: "/")!)...])
-        return try postgres.psql(query, database: name).trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await postgres.psql(query, database: name).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func count(_ query: String) throws -> Int {
-        let text = try sql(query)
+    func count(_ query: String) async throws -> Int {
+        let text = try await sql(query)
         guard let value = Int(text) else { throw TestPostgresError("\(query) gave \(text.debugDescription)") }
         return value
     }
 }
 
 /// One `nbgw-cloud serve` process.
-final class FleetNodeProcess: @unchecked Sendable {
-    let process: Process
+final class FleetNodeProcess: Sendable {
+    let child: ChildProcess
     let port: Int
-    private let output: Pipe
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
+    /// Starts a node and reads its first line (blocks: call it off the cooperative pool).
     init(binary: String, arguments: [String], environment: [String: String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.environment = environment
-        output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        child = try ChildProcess(binary, arguments, environment: environment)
+        // Its log goes to standard error: drained on a thread so that it never blocks the node.
+        let errors = child.errors
+        Thread.detachNewThread {
+            while !errors.availableData.isEmpty {}
+        }
         // The node prints one line once it listens; anything else first is a failure to start.
         var line = Data()
-        let handle = output.fileHandleForReading
         while true {
-            let byte = handle.readData(ofLength: 1)
-            if byte.isEmpty { break }
-            if byte == Data("\n".utf8) { break }
+            let byte = child.output.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
             line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
         guard text.hasPrefix("listening on "), let colon = text.lastIndex(of: ":"),
             let port = Int(text[text.index(after: colon)...])
         else {
-            process.terminate()
-            process.waitUntilExit()
-            throw TestPostgresError("nbgw-cloud serve did not start (exit \(process.terminationStatus)): \(text)")
+            child.signal(SIGKILL)
+            let status = child.wait()
+            throw TestPostgresError("nbgw-cloud serve did not start (exit \(status)): \(text)")
         }
         self.port = port
     }
 
-    /// SIGTERM, then waits: the node's graceful stop.
-    func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+    /// SIGTERM, then waits: the node's graceful stop; its exit status.
+    func stop() async -> Int32 {
+        child.signal(SIGTERM)
+        let child = self.child
+        return await TestPostgres.offPool { child.wait() }
     }
 
     /// SIGKILL: a node that dies mid-request.
-    func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+    func kill() async {
+        child.signal(SIGKILL)
+        let child = self.child
+        _ = await TestPostgres.offPool { child.wait() }
     }
 }

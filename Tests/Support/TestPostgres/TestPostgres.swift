@@ -14,13 +14,13 @@ public final class TestPostgres: Sendable {
     /// The repository's root (for `tools/…` and `.build/debug/…`).
     public let root: URL
 
-    /// The process's cluster, started on first use.
-    public static let shared: Result<TestPostgres, TestPostgresError> = Result { () throws(TestPostgresError) in
-        try TestPostgres.start()
+    /// The process's cluster, started on first use (on a thread of its own: see ``run(_:_:environment:)``).
+    private static let shared = Task<TestPostgres, any Error> {
+        try await TestPostgres.offPool { try TestPostgres.start() }
     }
 
     /// The process's cluster, or the reason it could not start.
-    public static func cluster() throws -> TestPostgres { try shared.get() }
+    public static func cluster() async throws -> TestPostgres { try await shared.value }
 
     private init(url: String, password: String, directory: String, root: URL) {
         self.url = url
@@ -34,7 +34,10 @@ public final class TestPostgres: Sendable {
             .deletingLastPathComponent().deletingLastPathComponent()
         // Short: the server's Unix socket lives inside and socket paths are limited to 107 bytes.
         let directory = "/tmp/nbgw-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let (status, output, errors) = run(root.appendingPathComponent("tools/pg-cluster.sh").path, ["start", directory, "--fast"])
+        let (status, output, errors) = runBlocking(
+            root.appendingPathComponent("tools/pg-cluster.sh").path,
+            ["start", directory, "--fast"]
+        )
         guard status == 0 else {
             throw TestPostgresError("tools/pg-cluster.sh start failed (\(status)): \(errors)\(output)")
         }
@@ -52,17 +55,17 @@ public final class TestPostgres: Sendable {
     }
 
     /// A new, empty database of the cluster; returns its URL (same host, user and password).
-    public func makeDatabase() throws -> String {
+    public func makeDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try psql("CREATE DATABASE \(name)")
+        try await psql("CREATE DATABASE \(name)")
         guard let cut = url.lastIndex(of: "/") else { throw TestPostgresError("odd URL \(url)") }
         return url[..<cut] + "/" + name
     }
 
     /// Runs one SQL command through `psql` as the superuser (password through the environment).
     @discardableResult
-    public func psql(_ sql: String, database: String = "nbgw") throws -> String {
-        let (status, output, errors) = TestPostgres.run(
+    public func psql(_ sql: String, database: String = "nbgw") async throws -> String {
+        let (status, output, errors) = await TestPostgres.run(
             root.appendingPathComponent("tools/pg-cluster.sh").path,
             ["psql", directory, "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
         )
@@ -71,8 +74,8 @@ public final class TestPostgres: Sendable {
     }
 
     /// Stops the server: `immediate` as a crash (no checkpoint), else a fast shutdown.
-    public func stop(immediate: Bool) throws {
-        let (status, _, errors) = TestPostgres.run(
+    public func stop(immediate: Bool) async throws {
+        let (status, _, errors) = await TestPostgres.run(
             root.appendingPathComponent("tools/pg-cluster.sh").path,
             ["stop", directory] + (immediate ? ["--immediate"] : [])
         )
@@ -80,41 +83,54 @@ public final class TestPostgres: Sendable {
     }
 
     /// Starts the server again on the same port after ``stop(immediate:)``.
-    public func restart() throws {
-        let (status, _, errors) = TestPostgres.run(
+    public func restart() async throws {
+        let (status, _, errors) = await TestPostgres.run(
             root.appendingPathComponent("tools/pg-cluster.sh").path,
             ["restart", directory]
         )
         guard status == 0 else { throw TestPostgresError("restarting the cluster failed: \(errors)") }
     }
 
-    /// Runs a program to completion; returns its status, standard output and standard error.
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil)
+    /// Runs a program to completion on a thread of its own; returns its status, standard output and
+    /// standard error.
+    ///
+    /// Why a thread of its own: waiting for a child blocks its thread, and on a 2-core machine the
+    /// cooperative pool is two threads; two tests waiting there would stall every other test.
+    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) async
         -> (Int32, String, String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
+        await offPool { runBlocking(path, arguments, environment: environment) }
+    }
+
+    /// Runs `body` on a new thread and returns its result.
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: body()) }
+        }
+    }
+
+    /// ``run(_:_:environment:)`` on the caller's thread (never a cooperative one).
+    static func runBlocking(_ path: String, _ arguments: [String], environment: [String: String]? = nil)
+        -> (Int32, String, String)
+    {
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess(path, arguments, environment: environment)
         } catch {
-            return (127, "", "cannot run \(path): \(error)")
+            return (127, "", "\(error)")
         }
         // Both pipes drained before waiting, standard error on a thread of its own: a child that
         // fills either pipe would otherwise never exit.
-        let errorText = TestPostgresReader(errors.fileHandleForReading)
-        let outputData = (try? output.fileHandleForReading.readToEnd()) ?? nil
-        process.waitUntilExit()
-        return (
-            process.terminationStatus,
-            String(decoding: outputData ?? Data(), as: UTF8.self),
-            errorText.wait()
-        )
+        let errorText = TestPostgresReader(child.errors)
+        let outputData = (try? child.output.readToEnd()) ?? nil
+        let status = child.wait()
+        return (status, String(decoding: outputData ?? Data(), as: UTF8.self), errorText.wait())
     }
 }
 
@@ -134,7 +150,7 @@ enum TestPostgresCleanup {
         Self.script = script
         Self.directory = directory
         atexit {
-            _ = TestPostgres.run(TestPostgresCleanup.script, ["remove", TestPostgresCleanup.directory])
+            _ = TestPostgres.runBlocking(TestPostgresCleanup.script, ["remove", TestPostgresCleanup.directory])
         }
     }
 }
