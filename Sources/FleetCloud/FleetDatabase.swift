@@ -92,3 +92,39 @@ extension FleetDatabase {
         return "\(error)"
     }
 }
+
+extension FleetDatabase {
+    /// One connection outside the pool, opened and closed, to say at once why the database cannot
+    /// be used. Why: the pool retries a failing connection quietly and gives up only after about
+    /// 68 s with "circuit breaker tripped" (measured with a wrong password and with nothing
+    /// listening), which tells an operator neither what nor why.
+    public func probe(logger: Logger) async throws {
+        var configuration = PostgresConnection.Configuration(
+            host: host,
+            port: port,
+            username: user,
+            password: password,
+            database: database,
+            tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(5)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw FleetError("cannot use \(displayURL): \(FleetDatabase.describe(error)); \(FleetDatabase.advice(error))")
+        }
+    }
+
+    /// What to do about a connection failure.
+    static func advice(_ error: any Error) -> String {
+        switch (error as? PSQLError)?.serverInfo?[.sqlState] {
+        case "28P01", "28000":
+            return "check the password (--database-password-file or NBGW_CLOUD_DATABASE_PASSWORD) and pg_hba.conf"
+        case "3D000":
+            return "create the database, or fix the URL's database name"
+        default:
+            return "check that PostgreSQL runs and listens there (pg_isready -h HOST -p PORT)"
+        }
+    }
+}

@@ -69,7 +69,8 @@ enum FleetSchema {
                 CHECK (device_id ~ '^[A-Za-z0-9_.-]{1,64}$'),
             label_code text NOT NULL UNIQUE CHECK (label_code ~ '^[A-Za-z0-9]{4,64}$'),
             imsi text CHECK (imsi ~ '^[0-9]{6,15}$'),
-            iccid text CHECK (iccid ~ '^[0-9]{18,22}F?$' OR iccid ~ '^[0-9]{17,21}F$'),
+            -- As DeviceIdentity's ICCID takes it: 18 to 22 characters, digits then any F padding.
+            iccid text CHECK (char_length(iccid) BETWEEN 18 AND 22 AND iccid ~ '^[0-9]+[Ff]*$'),
             manufacturer text CHECK (char_length(manufacturer) BETWEEN 1 AND 64),
             model text CHECK (char_length(model) BETWEEN 1 AND 64),
             firmware text CHECK (char_length(firmware) BETWEEN 1 AND 128),

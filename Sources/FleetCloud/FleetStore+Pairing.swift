@@ -44,6 +44,15 @@ extension FleetStore {
     /// outcome and the token stays usable, as the emulator does.
     static func bind(_ request: CloudAPI.BindRequest, _ context: FleetMutationContext) async throws -> String {
         let (connection, logger, principal, now) = (context.connection, context.logger, context.principal, context.now)
+        // Text with U+0000 matches no stored token, device or name (PostgreSQL refuses to compare it).
+        guard !request.token.hasNUL else {
+            throw FleetRollback(CloudServerRules.tokenRefusal(nil, for: request, now: now)!)
+        }
+        guard !request.uid.hasNUL, !request.assetID.hasNUL else {
+            throw FleetRollback(
+                CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: issued for another home or account")
+            )
+        }
         let token = try await connection.first(
             """
             SELECT home, uid, expires_at, used_at IS NOT NULL FROM pairing_token
@@ -60,6 +69,8 @@ extension FleetStore {
                 record: .init(token: request.token, deviceID: request.deviceID, failure: failure, conflict: conflict)
             )
         }
+        // Unknown, and not kept as an outcome: PostgreSQL's text cannot hold it.
+        guard !request.deviceID.hasNUL else { throw FleetRollback(CloudServerRules.unknownDevice) }
         guard
             let deviceTenant = try await connection.first(
                 "SELECT tenant_id FROM device WHERE device_id = \(request.deviceID)",

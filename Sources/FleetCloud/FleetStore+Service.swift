@@ -7,6 +7,7 @@ import TuyaCloud
 /// could race on is one conditional statement whose outcome is read from its `RETURNING` rows.
 extension FleetStore: CloudServerStore {
     public func credential(clientID: String) async throws -> CloudCredential? {
+        guard !clientID.hasNUL else { return nil }
         if let cached = credentialCache.lookup(clientID) { return cached }
         let logger = self.logger
         let rows = try await client.withConnection { connection in
@@ -47,6 +48,9 @@ extension FleetStore: CloudServerStore {
         now: Int64,
         lifetime: Duration
     ) async throws -> Result<CloudAPI.TokenResult, CloudServerFailure> {
+        guard !refreshToken.hasNUL else {
+            return .failure(CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
+        }
         let logger = self.logger
         return try await transaction { connection in
             // Spent once: the conditional update is the only way to a new pair.
@@ -106,6 +110,7 @@ extension FleetStore: CloudServerStore {
     public func checkAccessToken(_ principal: CloudPrincipal, accessToken: String, now: Int64) async throws
         -> CloudServerFailure?
     {
+        guard !accessToken.hasNUL else { return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid") }
         let logger = self.logger
         counters.roundTrip()
         let row = try await client.withConnection { connection in
@@ -129,6 +134,7 @@ extension FleetStore: CloudServerStore {
     public func modules(_ principal: CloudPrincipal, after: String, limit: Int) async throws
         -> CloudAPI.Page<CloudAPI.Module>
     {
+        let after = after.withoutNUL
         let logger = self.logger
         let rows = try await client.withConnection { connection in
             try await connection.all(
@@ -145,6 +151,7 @@ extension FleetStore: CloudServerStore {
     }
 
     public func device(_ principal: CloudPrincipal, labelCode: String) async throws -> String? {
+        guard !labelCode.hasNUL else { return nil }
         let logger = self.logger
         // A label printed by any gateway of the tenant resolves here, whichever registered it.
         return try await client.withConnection { connection in
@@ -159,6 +166,9 @@ extension FleetStore: CloudServerStore {
     public func pairingResult(_ principal: CloudPrincipal, token: String) async throws
         -> Result<CloudAPI.PairingResult, CloudServerFailure>
     {
+        guard !token.hasNUL else {
+            return .failure(CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
+        }
         let logger = self.logger
         return try await client.withConnection { connection in
             let known = try await connection.run(
@@ -195,6 +205,7 @@ extension FleetStore: CloudServerStore {
     public func bindings(_ principal: CloudPrincipal, after: String, limit: Int) async throws
         -> CloudAPI.Page<CloudAPI.Binding>
     {
+        let after = after.withoutNUL
         let logger = self.logger
         let rows = try await client.withConnection { connection in
             try await connection.all(
@@ -209,4 +220,13 @@ extension FleetStore: CloudServerStore {
         let list = rows.prefix(limit).map { CloudAPI.Binding(deviceID: $0.0, uid: $0.1, assetID: $0.2, boundAt: $0.3) }
         return CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: list.last?.deviceID)
     }
+}
+
+extension String {
+    /// Whether the text holds U+0000, which PostgreSQL's `text` cannot (22021): no stored token,
+    /// label, id or name has one, so a lookup of such text finds nothing without asking.
+    var hasNUL: Bool { utf8.contains(0) }
+
+    /// The text without U+0000 (a page's `last_row_key`, compared, never looked up).
+    var withoutNUL: String { hasNUL ? String(decoding: utf8.filter { $0 != 0 }, as: UTF8.self) : self }
 }

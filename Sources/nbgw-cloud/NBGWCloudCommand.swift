@@ -58,6 +58,7 @@ struct DatabaseOptions: ParsableArguments {
     ) async throws -> T {
         let database = try fleetDatabase(maximumConnections: maximumConnections)
         let secrets = needsKey ? try FleetSecrets(keyFile: keyFile) : FleetSecrets.unusable
+        try await database.probe(logger: logger)
         let store = FleetStore(database: database, secrets: secrets, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -321,6 +322,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let database = try options.fleetDatabase(maximumConnections: databaseConnections)
         let store = FleetStore(database: database, secrets: try FleetSecrets(keyFile: options.keyFile), logger: logger)
+        try await database.probe(logger: logger)
         do {
             try await node.run(store: store, logger: logger) { bound in
                 // One line a supervisor or a test can wait for.

@@ -126,6 +126,24 @@ struct FleetRulesTests {
     }
 }
 
+extension FleetRulesTests {
+    @Test("A wrong database password is refused at once, naming the database and what to check, never the password")
+    func wrongDatabasePasswordsSayWhat() async throws {
+        try await FleetFixture.with(nodes: 0) { fleet in
+            var environment = fleet.environment
+            environment["NBGW_CLOUD_DATABASE_PASSWORD"] = "not-the-password-42"
+            let started = ContinuousClock.now
+            let (status, _, errors) = await TestPostgres.run(fleet.binary, ["migrate"], environment: environment)
+            #expect(status != 0)
+            #expect(errors.contains("password authentication failed") && errors.contains("check the password"), "\(errors)")
+            #expect(errors.contains(fleet.databaseURL))
+            #expect(!errors.contains("not-the-password-42"))
+            // The pool alone gives up after about 68 s with "circuit breaker tripped".
+            #expect(started.duration(to: .now) < .seconds(30))
+        }
+    }
+}
+
 /// Runs `body` and returns the `NBGWError` it threw (nil when it did not throw).
 func errorOf(_ body: () async throws -> Void) async -> NBGWError? {
     do {
