@@ -97,15 +97,15 @@ final class FleetFixture: @unchecked Sendable {
         return try CloudCredentials(clientID: printed.client_id, secret: printed.secret)
     }
 
-    /// Starts one more node; returns it once it listens.
+    /// Starts one more node (on `port`, 0 for any); returns it once it listens.
     @discardableResult
-    func startNode(_ arguments: [String] = ["--tenant-rate", "0"]) async throws -> FleetNodeProcess {
+    func startNode(_ arguments: [String] = ["--tenant-rate", "0"], port: Int = 0) async throws -> FleetNodeProcess {
         let (binary, keyFile, environment) = (self.binary, self.keyFile, self.environment)
         // Reading the node's first line blocks: on a thread of its own (TestPostgres.run says why).
         let node = try await TestPostgres.offPool {
             try FleetNodeProcess(
                 binary: binary,
-                arguments: ["serve", "--listen", "127.0.0.1:0", "--key-file", keyFile] + arguments,
+                arguments: ["serve", "--listen", "127.0.0.1:\(port)", "--key-file", keyFile] + arguments,
                 environment: environment
             )
         }

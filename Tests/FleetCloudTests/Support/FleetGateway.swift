@@ -15,15 +15,22 @@ final class FleetGateway: Sendable {
     let registrar: DeviceRegistrar
     let bindings: BindingService
 
-    init(name: String, credentials: CloudCredentials, baseURL: String, directory: URL) throws {
+    init(
+        name: String,
+        credentials: CloudCredentials,
+        baseURL: String,
+        directory: URL,
+        retries: RetryPolicy? = nil
+    ) throws {
         self.name = name
         registry = try Registry(path: directory.appendingPathComponent("\(name).sqlite").path)
-        let configuration = try CloudConfiguration(
+        var configuration = try CloudConfiguration(
             baseURL: baseURL,
             credentials: credentials,
             connectTimeout: .seconds(5),
             requestTimeout: .seconds(20)
         )
+        if let retries { configuration.retryPolicy = retries }
         http = HTTPCloud(
             configuration: configuration,
             transport: AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout)
@@ -46,6 +53,26 @@ final class FleetGateway: Sendable {
 
     func drain() async -> OutboxDrainReport {
         await OutboxDrainer(registry: registry, cloud: http, owner: name).drain()
+    }
+
+    /// Drains until no row is pending or in flight, with retries 50 ms to 1 s apart (a gateway's
+    /// own backoff starts at 30 s); false when `deadline` passes first.
+    func drainUntilSettled(within deadline: Duration) async throws -> Bool {
+        let sender = OutboxSender(
+            registry: registry,
+            cloud: http,
+            owner: name,
+            lease: .seconds(2),
+            backoff: RetryPolicy(maxAttempts: .max, initialDelay: .milliseconds(50), maximumDelay: .seconds(1))
+        )
+        let end = ContinuousClock.now.advanced(by: deadline)
+        while ContinuousClock.now < end {
+            _ = await OutboxDrainer(sender: sender).drain()
+            let counts = try registry.outbox.counts()
+            if counts[.pending, default: 0] == 0 && counts[.inflight, default: 0] == 0 { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
     }
 
     func shutdown() async { await http.shutdown() }
