@@ -4,7 +4,7 @@ import Synchronization
 /// Gateways' credentials kept for a few seconds per node. Why: every request is authenticated
 /// before anything else, and a lookup plus an AES-GCM open per request would be one more database
 /// round trip on every call. Why seconds: a retired secret stops working within ``lifetime``
-/// on every node without any message between nodes (docs/fleet.md, "Rotation").
+/// on every node without any message between nodes (docs/fleet.md, "Tenants, gateways and secrets").
 final class FleetCredentialCache: Sendable {
     static let lifetime: Duration = .seconds(5)
     private let entries = Mutex<[String: (CloudCredential, ContinuousClock.Instant)]>([:])

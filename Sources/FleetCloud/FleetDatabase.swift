@@ -13,8 +13,8 @@ public struct FleetDatabase: Sendable {
     /// Never logged, never on argv.
     var password: String?
     /// Pooled connections per node. Why 16: PostgreSQL's default `max_connections` is 100, and a
-    /// pair of nodes with 16 each leaves room for `psql`, backups and replication; the bench
-    /// saturated the 2-core machine with 8 (docs/fleet.md, "Performance").
+    /// few nodes with 16 each leave room for `psql`, backups and replication (docs/fleet.md,
+    /// "PostgreSQL settings").
     public var maximumConnections: Int
 
     public init(url: String, password: String?, maximumConnections: Int = 16) throws {

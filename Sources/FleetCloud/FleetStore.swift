@@ -13,7 +13,7 @@ public final class FleetStore: Sendable {
     let client: PostgresClient
     let secrets: FleetSecrets
     let logger: Logger
-    /// Counters for `/metrics` (docs/fleet.md, "Operations").
+    /// Counters for `/metrics` (docs/fleet.md, "Metrics").
     public let counters: FleetCounters
     let credentialCache: FleetCredentialCache
 
