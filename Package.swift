@@ -212,6 +212,19 @@ let package = Package(
             ]
         ),
 
+        // Signed binds against nbgw-cloud nodes, closed or open loop (tools/bench-cloud.sh).
+        .executableTarget(
+            name: "nbgw-cloud-load",
+            dependencies: [
+                "TuyaCloud",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "tools/cloud-load"
+        ),
+
         // A cloud emulator for tests, the demo and evaluators: real signatures, tokens, strong binding.
         .executableTarget(
             name: "nbgw-cloud-emulator",

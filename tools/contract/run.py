@@ -210,8 +210,13 @@ def seed_cloud(url: str, env: dict[str, str]) -> list[dict]:
     saved = dict(os.environ)
     os.environ.update(env)
     try:
+        import importlib
+
         import requests
         import tuya_signing
+
+        # Its credentials are read when the module loads: load it again for this server's.
+        importlib.reload(tuya_signing)
 
         auth = tuya_signing.TuyaSigning()
         modules = []
