@@ -66,7 +66,8 @@ sql "INSERT INTO access_token (access_token, refresh_token, client_id, uid, issu
 sql "VACUUM ANALYZE" >/dev/null
 
 reset() {
-    sql "TRUNCATE binding, pairing_outcome, event; DELETE FROM pairing_token; DELETE FROM idempotency; VACUUM ANALYZE" >/dev/null
+    sql "TRUNCATE binding, pairing_outcome, event, pairing_token, idempotency" >/dev/null
+    sql "VACUUM ANALYZE" >/dev/null
 }
 
 # A cgroup (v1 cpu controller) with a quota of node_cpu cores for one node.
@@ -76,7 +77,7 @@ cap() {
     if mkdir "$group" 2>/dev/null; then
         cgroups+=("$group")
         echo 100000 >"$group/cpu.cfs_period_us"
-        python3 -c "print(int(100000 * $node_cpu))" >"$group/cpu.cfs_quota_us"
+        awk -v share="$node_cpu" 'BEGIN { print int(100000 * share) }' >"$group/cpu.cfs_quota_us"
         for task in /proc/"$pid"/task/*; do echo "${task##*/}" >"$group/tasks"; done
     else
         echo "bench-cloud: cannot make a cgroup under /sys/fs/cgroup/cpu (run as root with cgroup v1's cpu controller); nodes uncapped" >&2
