@@ -53,7 +53,9 @@ public final class FleetStore: Sendable {
                 // Why jitter: two transactions that collided once collide again when they retry in step.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << attempt))))
             } catch let error as PostgresTransactionError {
-                if let rollback = error.closureError as? FleetRollback { throw rollback }
+                // The body's own errors (a refusal to answer, a key let go, an operator's mistake)
+                // come out as themselves; only the database's stay wrapped.
+                if let inner = error.closureError, !(inner is PSQLError) { throw inner }
                 throw error
             }
         }
