@@ -31,11 +31,11 @@ work=$(mktemp -d /tmp/nbgw-bench-cloud.XXXXXX)
 chmod 0755 "$work"
 cluster="$work/pg"
 nodes=()
-cgroups=()
 cleanup() {
     for pid in "${nodes[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
-    for group in "${cgroups[@]}"; do rmdir "$group" 2>/dev/null || true; done
+    # The nodes' cgroups (made in start_node's subshell: found by name, not by a variable).
+    for group in /sys/fs/cgroup/cpu/nbgw-bench-$$-*; do rmdir "$group" 2>/dev/null || true; done
     tools/pg-cluster.sh remove "$cluster" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -75,7 +75,6 @@ cap() {
     local pid=$1 name=$2
     local group="/sys/fs/cgroup/cpu/nbgw-bench-$$-$name"
     if mkdir "$group" 2>/dev/null; then
-        cgroups+=("$group")
         echo 100000 >"$group/cpu.cfs_period_us"
         awk -v share="$node_cpu" 'BEGIN { print int(100000 * share) }' >"$group/cpu.cfs_quota_us"
         for task in /proc/"$pid"/task/*; do echo "${task##*/}" >"$group/tasks"; done
@@ -117,6 +116,7 @@ floor=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$floor_out" | head -n 1)
 echo "floor: $floor binds/s" >&2
 
 read -r pid1 url1 < <(start_node one)
+nodes+=("$pid1") # start_node runs in a subshell: its own list never reaches cleanup
 reset
 one=$(load "$url1")
 echo "one node (capped $node_cpu core): $one" >&2
@@ -127,6 +127,7 @@ echo "one node at half peak ($half/s): $one_half" >&2
 rss_one=$(awk '/VmHWM/ {print $2}' /proc/"$pid1"/status)
 
 read -r pid2 url2 < <(start_node two)
+nodes+=("$pid2")
 reset
 two=$(load "$url1,$url2")
 echo "two nodes (capped $node_cpu core each): $two" >&2
