@@ -35,7 +35,12 @@ cleanup() {
     for pid in "${nodes[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     # The nodes' cgroups (made in start_node's subshell: found by name, not by a variable).
-    for group in /sys/fs/cgroup/cpu/nbgw-bench-$$-*; do rmdir "$group" 2>/dev/null || true; done
+    # A cgroup goes once its last task is gone: the killed nodes are not this shell's children, so
+    # their end is waited for here, a few tries apart.
+    for group in /sys/fs/cgroup/cpu/nbgw-bench-$$-*; do
+        [ -d "$group" ] || continue
+        for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$group" 2>/dev/null && break; sleep 0.2; done
+    done
     tools/pg-cluster.sh remove "$cluster" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
