@@ -74,7 +74,13 @@ public struct FleetResponder: HTTPResponder {
         if let cause = outcome.failure?.cause {
             logger.error("store failed", metadata: ["route": "\(outcome.route)", "error": "\(cause)"])
         }
-        let status = outcome.failure?.httpStatus ?? 200
+        // A rate limit is the node's own answer, not the API's: a real 429 whatever the client prefers.
+        let response =
+            outcome.failure?.code == TuyaErrorCode.requestsTooFrequent
+            ? CloudServerHandler.response(outcome, t: now)
+            : CloudServerHandler.answer(outcome, to: parsed, t: now)
+        // The status sent (200 for a refusal in Tuya's envelope), and the API's own beside it in the log.
+        let status = Int(response.status.code)
         counters.request(route: outcome.route, status: status)
         logger.info(
             "request",
@@ -85,10 +91,6 @@ public struct FleetResponder: HTTPResponder {
                 "replayed": "\(outcome.replayed)",
             ]
         )
-        // A rate limit is the node's own answer, not the API's: a real 429 whatever the client prefers.
-        if outcome.failure?.code == TuyaErrorCode.requestsTooFrequent {
-            return CloudServerHandler.response(outcome, t: now)
-        }
-        return CloudServerHandler.answer(outcome, to: parsed, t: now)
+        return response
     }
 }
