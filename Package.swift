@@ -153,6 +153,7 @@ let package = Package(
                 "DeviceIdentity", "NBGWCore", "Pairing", "Cloud",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -179,6 +180,15 @@ let package = Package(
 
         // The signed cloud API's server side once: authentication, routes, rules and the envelope, behind
         // a storage seam (CloudServerStore). The emulator and nbgw-cloud serve through it.
+        // A server's TLS identity (certificate chain and key checked at start, reloadable): the
+        // ingest API's and the fleet cloud nodes'.
+        .target(
+            name: "ServerTLS",
+            dependencies: [
+                "NBGWCore",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "CloudServer",
             dependencies: [
@@ -193,8 +203,10 @@ let package = Package(
         .target(
             name: "FleetCloud",
             dependencies: [
-                "CloudServer", "TuyaCloud", "NBGWCore",
+                "CloudServer", "TuyaCloud", "NBGWCore", "ServerTLS",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -205,7 +217,7 @@ let package = Package(
         .executableTarget(
             name: "nbgw-cloud",
             dependencies: [
-                "FleetCloud", "NBGWCore",
+                "FleetCloud", "NBGWCore", "ServerTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -273,7 +285,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "ServerTLS",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -460,7 +472,7 @@ let package = Package(
             name: "FleetCloudTests",
             dependencies: [
                 "FleetCloud", "nbgw-cloud", "TuyaCloud", "Cloud", "Provisioning", "Registry", "NBGWCore",
-                "DeviceIdentity", "TestPostgres",
+                "DeviceIdentity", "TestPostgres", "TestCertificates",
             ]
         ),
         .testTarget(

@@ -1,9 +1,13 @@
 import CloudServer
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NBGWCore
+import ServerTLS
 import ServiceLifecycle
+import UnixSignals
 
 /// One `nbgw-cloud serve` process: the API listener, the optional metrics listener, the
 /// connection pool and the hourly purge, as services of one group that stops on SIGTERM.
@@ -16,6 +20,9 @@ public struct FleetNode: Sendable {
     /// Requests a second per tenant on this node (0: no limit) and the burst.
     public var tenantRate: Double
     public var tenantBurst: Int
+    /// The certificate and key to serve HTTPS with, reloaded on SIGHUP; nil: plain HTTP (on
+    /// loopback behind a TLS-terminating load balancer).
+    public var tls: TLSIdentityReloader?
 
     public init(
         host: String = "127.0.0.1",
@@ -24,7 +31,8 @@ public struct FleetNode: Sendable {
         metricsPort: Int = 9464,
         settings: CloudServerSettings = CloudServerSettings(),
         tenantRate: Double = 200,
-        tenantBurst: Int = 400
+        tenantBurst: Int = 400,
+        tls: TLSIdentityReloader? = nil
     ) {
         self.host = host
         self.port = port
@@ -33,6 +41,7 @@ public struct FleetNode: Sendable {
         self.settings = settings
         self.tenantRate = tenantRate
         self.tenantBurst = tenantBurst
+        self.tls = tls
     }
 
     /// Serves until SIGTERM or SIGINT; refuses to start on a schema it does not know.
@@ -49,9 +58,11 @@ public struct FleetNode: Sendable {
             logger: logger
         )
         let (host, port) = (self.host, self.port)
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
         let api = Application(
             responder: responder,
-            server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+            server: try tls.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0.serverConfiguration) }
+                ?? .http1(configuration: http1),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nbgw-cloud"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
@@ -61,6 +72,7 @@ public struct FleetNode: Sendable {
             logger: logger
         )
         var services: [any Service] = [purge, api]
+        if let tls { services.append(FleetTLSReloadService(reloader: tls, logger: logger)) }
         if let metricsHost {
             services.append(
                 Application(
@@ -105,6 +117,33 @@ struct FleetPurgeService: Service {
                 logger.warning("purge failed; retried in an hour", metadata: ["error": "\(FleetDatabase.describe(error))"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+}
+
+/// Reloads the node's certificate and key on SIGHUP (a renewed certificate, `systemctl reload`);
+/// a pair that cannot be used is logged and the old one kept.
+struct FleetTLSReloadService: Service {
+    let reloader: TLSIdentityReloader
+    let logger: Logger
+
+    func run() async throws {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        try await cancelWhenGracefulShutdown {
+            for await _ in hangups {
+                do {
+                    let identity = try reloader.reload()
+                    logger.notice(
+                        "TLS certificate reloaded",
+                        metadata: [
+                            "tls.certificate": "\(identity.certificatePath)",
+                            "tls.notValidAfter": "\(identity.notValidAfter.formatted(.iso8601))",
+                        ]
+                    )
+                } catch {
+                    logger.error("TLS reload refused; still serving the previous certificate: \(error)")
+                }
+            }
         }
     }
 }

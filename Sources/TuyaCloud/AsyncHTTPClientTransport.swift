@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOSSL
 
 /// ``CloudHTTPTransport`` over AsyncHTTPClient: its own client with the configured connect timeout,
 /// no redirects (a redirect would send signed headers to another URL) and no decompression.
@@ -7,12 +8,24 @@ public final class AsyncHTTPClientTransport: CloudHTTPTransport {
     let client: HTTPClient
     let maximumResponseBytes: Int
 
-    public init(connectTimeout: Duration, maximumResponseBytes: Int = 1 << 20) {
-        let configuration = HTTPClient.Configuration(
+    /// - Parameter trustedAuthorities: the CAs the server's certificate must chain to instead of
+    ///   the system's (hostname checked as always); nil: the system's trust store.
+    public init(
+        connectTimeout: Duration,
+        maximumResponseBytes: Int = 1 << 20,
+        trustedAuthorities: CloudTrustedAuthorities? = nil
+    ) {
+        var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow,
             timeout: .init(connect: .milliseconds(connectTimeout.wholeMilliseconds)),
             decompression: .disabled
         )
+        if let trustedAuthorities {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(trustedAuthorities.certificates)
+            tls.minimumTLSVersion = .tlsv12
+            configuration.tlsConfiguration = tls
+        }
         self.client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
         self.maximumResponseBytes = maximumResponseBytes
     }
@@ -51,6 +64,13 @@ public final class AsyncHTTPClientTransport: CloudHTTPTransport {
             throw CancellationError()
         } catch let error as HTTPClientError {
             throw AsyncHTTPClientTransport.classify(error)
+        } catch let error as NIOSSLError {
+            // The words an operator needs: whose certificate, and the setting that decides trust.
+            throw CloudTransportError(
+                .connection,
+                "TLS with the cloud failed (\(error)): if the cloud's certificate is issued by a private CA, "
+                    + "set ca_file (or NBGW_CLOUD_CA_FILE) to that CA's PEM file (docs/fleet.md, \"TLS\")"
+            )
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw CloudTransportError(.connection, String(describing: error))

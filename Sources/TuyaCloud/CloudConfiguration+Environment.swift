@@ -10,6 +10,7 @@ extension CloudConfiguration {
         public static let requestTimeout = "NBGW_CLOUD_REQUEST_TIMEOUT"
         public static let maxAttempts = "NBGW_CLOUD_MAX_ATTEMPTS"
         public static let labelBase = "NBGW_CLOUD_LABEL_BASE"
+        public static let caFile = "NBGW_CLOUD_CA_FILE"
     }
 
     /// Keys of the config file's cloud section, as the caller parsed them into `settings`.
@@ -21,6 +22,7 @@ extension CloudConfiguration {
         public static let requestTimeout = "request_timeout"
         public static let maxAttempts = "max_attempts"
         public static let labelBase = "label_base"
+        public static let caFile = "ca_file"
     }
 
     /// Builds a configuration from (highest precedence first) an explicit URL (`--cloud URL`), the
@@ -79,6 +81,9 @@ extension CloudConfiguration {
         }
         if let text = value(EnvironmentKey.labelBase, SettingsKey.labelBase) {
             configuration.labelBase = text.hasSuffix("/") ? text : text + "/"
+        }
+        if let path = value(EnvironmentKey.caFile, SettingsKey.caFile) {
+            configuration.trustedAuthorities = try CloudTrustedAuthorities.load(path)
         }
         return configuration
     }

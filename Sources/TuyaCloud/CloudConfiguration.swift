@@ -29,6 +29,10 @@ public struct CloudConfiguration: Sendable, Equatable, CustomStringConvertible {
     public var tokenRefreshMargin: Duration
     /// Larger response bodies are refused (a misconfigured URL pointing at a download).
     public var maximumResponseBytes: Int
+    /// The certificate authorities this cloud's certificate is checked against instead of the
+    /// system's (a fleet cloud behind a private CA: `ca_file`, `NBGW_CLOUD_CA_FILE`); nil: the
+    /// system's trust store. Verification itself is never turned off.
+    public var trustedAuthorities: CloudTrustedAuthorities?
 
     /// - Throws: `INVALID_ARGUMENT` when the URL is not `https://HOST[:PORT]` (plain `http` is
     ///   accepted only for loopback hosts, where the emulator runs: credentials and tokens must
@@ -55,7 +59,8 @@ public struct CloudConfiguration: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         "CloudConfiguration(baseURL: \(baseURL), clientID: \(credentials.clientID), secret: <redacted>, "
             + "connectTimeout: \(connectTimeout), requestTimeout: \(requestTimeout), "
-            + "maxAttempts: \(retryPolicy.maxAttempts), labelBase: \(labelBase))"
+            + "maxAttempts: \(retryPolicy.maxAttempts), labelBase: \(labelBase)"
+            + (trustedAuthorities.map { ", caFile: \($0.path)" } ?? "") + ")"
     }
 
     /// The host (and port) part of ``baseURL``, for messages.

@@ -38,7 +38,8 @@ public final class HTTPCloud: CloudService {
             logger: logger,
             transport: AsyncHTTPClientTransport(
                 connectTimeout: configuration.connectTimeout,
-                maximumResponseBytes: configuration.maximumResponseBytes
+                maximumResponseBytes: configuration.maximumResponseBytes,
+                trustedAuthorities: configuration.trustedAuthorities
             )
         )
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetCloud
 import Foundation
 import Logging
+import ServerTLS
 
 /// `nbgw-cloud`: the fleet's Private Cloud (docs/fleet.md): stateless nodes serving the signed
 /// cloud API on one PostgreSQL database, and the operator's commands for tenants, gateways and
@@ -309,12 +310,31 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The prefix of the labels the fleet issues and recognises.")
     var labelBase: String?
 
+    @Option(help: "PEM certificate chain to serve HTTPS with (server certificate first); reloaded on SIGHUP.")
+    var tlsCertificate: String?
+
+    @Option(help: "PEM private key of --tls-certificate: mode 0600, owned by the user running nbgw-cloud.")
+    var tlsKey: String?
+
     func run() async throws {
         var logger = Logger(label: "nbgw-cloud")
         logger.logLevel = ProcessInfo.processInfo.environment["NBGW_CLOUD_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
         let (host, port) = try Self.address(listen, option: "--listen")
         var node = FleetNode(host: host, port: port, tenantRate: tenantRate, tenantBurst: max(1, Int(tenantRate * 2)))
         if let labelBase { node.settings = .init(labelBase: labelBase) }
+        switch (tlsCertificate, tlsKey) {
+        case (let certificate?, let key?):
+            do {
+                let identity = try TLSIdentity.load(certificate: certificate, key: key, owner: .fleetNode)
+                node.tls = TLSIdentityReloader(identity, owner: .fleetNode)
+            } catch {
+                throw FleetError(error.message)
+            }
+        case (nil, nil):
+            break
+        default:
+            throw ValidationError("--tls-certificate and --tls-key go together: give both, or neither for plain HTTP")
+        }
         if let metricsListen {
             let (metricsHost, metricsPort) = try Self.address(metricsListen, option: "--metrics-listen")
             node.metricsHost = metricsHost

@@ -1,11 +1,11 @@
-/// Why the ingest API's TLS certificate or key cannot be used. The message names the file, says
+/// Why a server's TLS certificate or key cannot be used (``TLSIdentity``). The message names the file, says
 /// what is wrong and what to do; it never contains the files' contents.
-public struct IngestTLSError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct TLSIdentityError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which of the two files the problem is in.
     public enum File: String, Sendable {
-        /// The certificate chain (`--tls-certificate`, `[ingest] tls_certificate`).
+        /// The certificate chain (`--tls-certificate`, `[ingest] tls_certificate`, `[tls] certificate`).
         case certificate
-        /// The private key (`--tls-key`, `[ingest] tls_key`).
+        /// The private key (`--tls-key`, `[ingest] tls_key`, `[tls] key`).
         case key
     }
 
