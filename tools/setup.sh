@@ -20,9 +20,12 @@ cd "$(dirname "$0")/.."
 # as an unprivileged user with tools/pg-cluster.sh, and pgbench measures the floor its benchmarks are
 # read against. Debian's package also creates a system cluster (15/main, port 5432) and starts it
 # where services may start: harmless, but nbgw never uses it.
+# haproxy: the load balancer of tools/fleet-demo.sh and docs/fleet.md (TLS in front of the nbgw-cloud
+# nodes, health checks on /healthz); the demo runs it unprivileged from a config of its own. Debian's
+# package also enables a system haproxy.service whose configuration listens nowhere: nbgw never uses it.
 packages=(libsqlite3-dev sqlite3 pkg-config time libudev-dev umockdev libumockdev-dev wrk openssl curl
     python3-prometheus-client libqrencode-dev libcairo2-dev libzbar-dev libpng-dev libturbojpeg0-dev fonts-dejavu-core
-    poppler-utils chromium chromium-driver python3-venv postgresql-15 postgresql-client-15)
+    poppler-utils chromium chromium-driver python3-venv postgresql-15 postgresql-client-15 haproxy)
 
 missing=()
 for package in "${packages[@]}"; do
