@@ -37,8 +37,11 @@ public protocol CloudService: Sendable {
     func register(_ module: CloudModule, attempt: CloudAttempt) async throws(CloudFailure) -> CloudRegisteredModule
 
     /// Resolves a label the store does not know (the seed's "Parse QR code" step) to the device it
-    /// names. A cloud that resolves no labels of others refuses with a message that says so.
-    func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID
+    /// names, with the module's identity when the cloud tells it (a fleet cloud resolves the labels
+    /// every gateway of the tenant printed). A cloud that resolves no labels of others refuses with
+    /// a message that says so.
+    func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
 
     /// Applies one committed binding change in the cloud (an outbox row's work). Returns the
     /// cloud's answer as JSON, kept with the row.

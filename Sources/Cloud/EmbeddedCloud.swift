@@ -36,7 +36,9 @@ public struct EmbeddedCloud: CloudService, CloudAdapter {
     }
 
     /// Only labels the store holds exist here; the caller looked there first.
-    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID {
+    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
+    {
         guard label.base.lowercased() == labelBase.lowercased() else {
             throw CloudFailure(.refused, CloudLabels.foreign(label, base: labelBase))
         }

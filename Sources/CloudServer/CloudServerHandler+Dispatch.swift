@@ -66,7 +66,7 @@ extension CloudServerHandler {
             case .success(let value): labelCode = value
             }
             return await run(outcome) { () async throws -> Result<CloudAPI.QRParseResult, CloudServerFailure> in
-                guard let deviceID = try await store.device(principal, labelCode: labelCode) else {
+                guard let module = try await store.module(principal, labelCode: labelCode) else {
                     return .failure(
                         CloudServerFailure(TuyaErrorCode.deviceNotExist, "device not exist: unknown label code")
                     )
@@ -74,7 +74,11 @@ extension CloudServerHandler {
                 return .success(
                     CloudAPI.QRParseResult(
                         actionName: BindingRules.nbBindActionName,
-                        actionData: CloudAPI.QRParseResult.ActionData(id: deviceID)
+                        actionData: CloudAPI.QRParseResult.ActionData(
+                            id: module.deviceID,
+                            imei: module.imei,
+                            productID: module.productID
+                        )
                     )
                 )
             }

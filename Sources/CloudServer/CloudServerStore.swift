@@ -43,8 +43,9 @@ public protocol CloudServerStore: Sendable {
     func modules(_ principal: CloudPrincipal, after: String, limit: Int) async throws
         -> CloudAPI.Page<CloudAPI.Module>
 
-    /// The label code of a scanned label resolved to its device (the QR parse).
-    func device(_ principal: CloudPrincipal, labelCode: String) async throws -> String?
+    /// The label code of a scanned label resolved to its module (the QR parse), whichever gateway
+    /// of the tenant registered it.
+    func module(_ principal: CloudPrincipal, labelCode: String) async throws -> CloudAPI.Module?
 
     /// What happened with a pairing token of `principal`'s tenant.
     func pairingResult(_ principal: CloudPrincipal, token: String) async throws

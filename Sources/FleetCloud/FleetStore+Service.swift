@@ -150,17 +150,21 @@ extension FleetStore: CloudServerStore {
         return CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: list.last?.deviceID)
     }
 
-    public func device(_ principal: CloudPrincipal, labelCode: String) async throws -> String? {
+    public func module(_ principal: CloudPrincipal, labelCode: String) async throws -> CloudAPI.Module? {
         guard !labelCode.hasNUL else { return nil }
         let logger = self.logger
         // A label printed by any gateway of the tenant resolves here, whichever registered it.
-        return try await client.withConnection { connection in
+        let row = try await client.withConnection { connection in
             try await connection.first(
-                "SELECT device_id FROM device WHERE label_code = \(labelCode) AND tenant_id = \(principal.tenant)",
-                as: String.self,
+                """
+                SELECT device_id, imei, label_code, product_id FROM device
+                WHERE label_code = \(labelCode) AND tenant_id = \(principal.tenant)
+                """,
+                as: (String, String, String, String?).self,
                 logger: logger
             )
         }
+        return row.map { CloudAPI.Module(deviceID: $0.0, imei: $0.1, labelCode: $0.2, productID: $0.3) }
     }
 
     public func pairingResult(_ principal: CloudPrincipal, token: String) async throws

@@ -95,7 +95,9 @@ extension KiiCloud {
     }
 
     /// Kii has no label service: a label the store does not hold cannot be resolved here.
-    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID {
+    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
+    {
         guard label.base.lowercased() == configuration.labelBase.lowercased() else {
             throw CloudFailure(.refused, CloudLabels.foreign(label, base: configuration.labelBase))
         }

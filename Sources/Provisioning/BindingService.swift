@@ -95,7 +95,7 @@ public struct BindingService: Sendable {
         }
         let attempt = CloudAttempt(idempotencyKey: IdempotencyKey.make(), patience: .interactive)
         let cloud = self.cloud
-        let (result, inTime) = await Budget.run(budget, on: clock) { () async -> Result<DeviceID, CloudFailure> in
+        let (result, inTime) = await Budget.run(budget, on: clock) { () async -> Result<CloudResolvedLabel, CloudFailure> in
             do throws(CloudFailure) {
                 return .success(try await cloud.resolveLabel(label, attempt: attempt))
             } catch {
@@ -106,8 +106,9 @@ public struct BindingService: Sendable {
             "label \(label.url.escapedForDisplay()) is not in this gateway's store (no module registered or seen "
             + "here has code \(label.code.escapedForDisplay())), so only the cloud can resolve it"
         switch result {
-        case .success(let deviceID):
-            return .nbBind(NBBindPayload(deviceID: deviceID, origin: .label, labelURL: label.url))
+        case .success(let resolved):
+            try recordUnseen(resolved, label: label)
+            return .nbBind(NBBindPayload(deviceID: resolved.deviceID, origin: .label, labelURL: label.url))
         case .failure where !inTime:
             throw NBGWError(
                 .timeout,
@@ -118,6 +119,21 @@ public struct BindingService: Sendable {
         case .failure(let failure):
             throw NBGWError(failure.error.code, "\(unseen), and it could not: \(failure.error.message)")
         }
+    }
+
+    /// A module another gateway of the fleet registered, recorded here as the cloud registered it
+    /// (its ids, label code, IMEI and product) so that the bind that follows runs under this
+    /// gateway's rules like any other; nothing when the store holds it already or the cloud did
+    /// not say who it is (the bind then says the device is unknown).
+    private func recordUnseen(_ resolved: CloudResolvedLabel, label: LabelReference) throws(NBGWError) {
+        guard let identity = resolved.identity, try registry.directory.device(id: resolved.deviceID.rawValue) == nil
+        else { return }
+        _ = try registry.directory.recordRegistration(
+            identity,
+            deviceID: resolved.deviceID,
+            labelCode: label.code,
+            minted: false
+        )
     }
 
     /// The module a payload names, as far as this gateway's store knows it without asking the cloud:

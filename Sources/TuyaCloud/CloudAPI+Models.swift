@@ -143,12 +143,26 @@ extension CloudAPI {
     }
 
     /// The app SDK's `{actionName, actionData}` (§1.1), spelled in snake_case like every key of
-    /// the profile: `{action_name, action_data: {id}}`.
+    /// the profile: `{action_name, action_data: {id, imei?, product_id?}}`. The module's IMEI and
+    /// product let a gateway that never registered it (a label printed by another gateway of the
+    /// fleet) record it and bind it under its own rules; clients that read only `id` are unaffected.
     public struct QRParseResult: Codable, Sendable, Equatable {
         public struct ActionData: Codable, Sendable, Equatable {
             public var id: String
+            public var imei: String?
+            public var productID: String?
 
-            public init(id: String) { self.id = id }
+            public init(id: String, imei: String? = nil, productID: String? = nil) {
+                self.id = id
+                self.imei = imei
+                self.productID = productID
+            }
+
+            enum CodingKeys: String, CodingKey {
+                case id
+                case imei
+                case productID = "product_id"
+            }
         }
 
         public var actionName: String

@@ -40,7 +40,9 @@ extension HTTPCloud {
     }
 
     /// The cloud's QR parse (§1.1); an answer other than the NB-IoT bind action is `NOT_NB_DEVICE`.
-    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID {
+    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
+    {
         let parsed = try await failing { () async throws(TuyaCloudError) in
             try await requestParseQR(label.url, policy: policy(attempt))
         }
@@ -56,7 +58,11 @@ extension HTTPCloud {
             )
         }
         do {
-            return try DeviceID(parsed.actionData.id)
+            let deviceID = try DeviceID(parsed.actionData.id)
+            // The identity only when it parses: a label still resolves to its device without it.
+            var identity = (parsed.actionData.imei).flatMap { try? IMEI($0) }.map { ModuleIdentity(imei: $0) }
+            identity?.productID = parsed.actionData.productID
+            return CloudResolvedLabel(deviceID: deviceID, identity: identity)
         } catch {
             throw CloudFailure(
                 .refused,

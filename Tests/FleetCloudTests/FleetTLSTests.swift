@@ -2,9 +2,9 @@ import Cloud
 import DeviceIdentity
 import Foundation
 import NBGWCore
-import Testing
 import TestCertificates
 import TestPostgres
+import Testing
 import TuyaCloud
 
 /// Nodes serving HTTPS themselves, gateways trusting a private CA through `ca_file`, and a
@@ -47,7 +47,11 @@ struct FleetTLSTests {
                 "--tenant-rate", "0", "--tls-certificate", identity.certificatePath, "--tls-key", identity.keyPath,
             ])
             let credentials = try await fleet.addGateway("gw")
-            let trusted = await Self.modules(port: node.port, credentials: credentials, caFile: identity.certificatePath)
+            let trusted = await Self.modules(
+                port: node.port,
+                credentials: credentials,
+                caFile: identity.certificatePath
+            )
             #expect(trusted == .success(0), "\(trusted)")
 
             let untrusted = await Self.modules(port: node.port, credentials: credentials, caFile: nil)
@@ -71,29 +75,45 @@ struct FleetTLSTests {
                 "--tenant-rate", "0", "--tls-certificate", certificate, "--tls-key", key,
             ])
             let credentials = try await fleet.addGateway("gw")
-            #expect(await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath) == .success(0))
-            #expect(await Self.modules(port: node.port, credentials: credentials, caFile: renewed.certificatePath) != .success(0))
+            #expect(
+                await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath)
+                    == .success(0)
+            )
+            #expect(
+                await Self.modules(port: node.port, credentials: credentials, caFile: renewed.certificatePath)
+                    != .success(0)
+            )
 
             // A renewal half written (the new certificate, the old key) is refused; the old pair stays.
             try renewed.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
             node.child.signal(SIGHUP)
             try await Task.sleep(for: .milliseconds(500))
             #expect(
-                await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath) == .success(0),
+                await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath)
+                    == .success(0),
                 "a key that does not match its certificate must not replace the pair being served"
             )
 
             // The whole renewal, then SIGHUP: new connections get the new certificate.
-            try String(contentsOfFile: renewed.keyPath, encoding: .utf8).write(toFile: key, atomically: true, encoding: .utf8)
+            try String(contentsOfFile: renewed.keyPath, encoding: .utf8).write(
+                toFile: key,
+                atomically: true,
+                encoding: .utf8
+            )
             chmod(key, 0o600)
             node.child.signal(SIGHUP)
             var served = false
             for _ in 0..<50 where !served {
-                served = await Self.modules(port: node.port, credentials: credentials, caFile: renewed.certificatePath) == .success(0)
+                served =
+                    await Self.modules(port: node.port, credentials: credentials, caFile: renewed.certificatePath)
+                    == .success(0)
                 if !served { try await Task.sleep(for: .milliseconds(100)) }
             }
             #expect(served, "the renewed certificate was not served within 5 s of SIGHUP")
-            #expect(await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath) != .success(0))
+            #expect(
+                await Self.modules(port: node.port, credentials: credentials, caFile: first.certificatePath)
+                    != .success(0)
+            )
         }
     }
 

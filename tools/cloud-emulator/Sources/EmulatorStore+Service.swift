@@ -108,9 +108,20 @@ extension EmulatorStore: CloudServerStore {
         try read { db in try EmulatorStore.modules(db, after: after, limit: limit) }
     }
 
-    public func device(_ principal: CloudPrincipal, labelCode: String) async throws -> String? {
+    public func module(_ principal: CloudPrincipal, labelCode: String) async throws -> CloudAPI.Module? {
         try read { db in
-            try String.fetchOne(db, sql: "SELECT device_id FROM device WHERE label_code = ?", arguments: [labelCode])
+            try Row.fetchOne(
+                db,
+                sql: "SELECT device_id, imei, label_code, product_id FROM device WHERE label_code = ?",
+                arguments: [labelCode]
+            ).map { row in
+                CloudAPI.Module(
+                    deviceID: row["device_id"],
+                    imei: row["imei"],
+                    labelCode: row["label_code"],
+                    productID: row["product_id"]
+                )
+            }
         }
     }
 
