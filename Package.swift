@@ -217,7 +217,7 @@ let package = Package(
         .executableTarget(
             name: "nbgw-cloud",
             dependencies: [
-                "FleetCloud", "NBGWCore", "ServerTLS",
+                "FleetCloud", "CloudServer", "NBGWCore", "ServerTLS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

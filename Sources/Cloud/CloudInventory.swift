@@ -6,11 +6,14 @@ public struct CloudInventory: Sendable, Equatable {
         public var imei: String
         /// The module's credential from the store, for a cloud that reads a thing with its token.
         public var credential: String?
+        /// Registered by another gateway of a fleet: not this store's to hold, so not missing here.
+        public var otherGateway: Bool
 
-        public init(deviceID: String, imei: String, credential: String? = nil) {
+        public init(deviceID: String, imei: String, credential: String? = nil, otherGateway: Bool = false) {
             self.deviceID = deviceID
             self.imei = imei
             self.credential = credential
+            self.otherGateway = otherGateway
         }
     }
 

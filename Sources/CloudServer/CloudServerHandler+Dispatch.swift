@@ -111,6 +111,8 @@ extension CloudServerHandler {
             return await mutating(request, outcome, principal: principal, now: now) { (_: EmptyResult) in
                 .success(.unbind(deviceID: deviceID))
             }
+        case ("GET", CloudAPI.eventsPath):
+            return await events(request, outcome, principal: principal)
         default:
             // The route table answered 404/405 before dispatch; a route it serves that is missing
             // here is a bug of the handler's.

@@ -12,6 +12,8 @@ public struct CloudServerHandler: Sendable {
     public let settings: CloudServerSettings
     public let store: any CloudServerStore
     let replays: ReplayCache
+    /// Event polls waiting now (``CloudServerSettings/maximumEventWaiters``).
+    let eventWaiters = CloudServerWaiters()
 
     /// Request bodies over this size are refused; nbgw's bodies are well under 4 KiB.
     public static let maximumBodyBytes = 64 * 1024

@@ -17,6 +17,7 @@ public enum CloudServerRoutes {
         ("GET", CloudAPI.pairingResultPath("{token}")),
         ("GET", CloudAPI.bindingsPath),
         ("DELETE", CloudAPI.bindingPath("{device_id}")),
+        ("GET", CloudAPI.eventsPath),
     ]
 
     /// What the route table says about `method` on `path`.

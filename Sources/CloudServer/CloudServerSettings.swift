@@ -13,6 +13,15 @@ public struct CloudServerSettings: Sendable {
     public var labelBase: String
     /// The `region` of pairing tokens.
     public var region: String
+    /// Event polls one node lets wait at once; more are answered at once (empty), so that
+    /// consumers cannot hold every connection. Why 64: a fleet has a handful of consumers (a
+    /// back office, a dashboard, an audit export); 64 is far over that and far under a node's
+    /// connection cap.
+    public var maximumEventWaiters: Int = 64
+    /// The longest an event poll of this node waits, in seconds, whatever `wait` asks (up to
+    /// ``CloudServerHandler/maximumEventWait``); the contract run sets 1 so that generated polls
+    /// do not each wait 25 s.
+    public var eventWaitLimit: Int = CloudServerHandler.maximumEventWait
 
     public init(
         tokenLifetime: Duration = .seconds(7200),

@@ -54,6 +54,21 @@ public protocol CloudServerStore: Sendable {
     /// Bindings of devices of `principal`'s tenant, by device id after `after`.
     func bindings(_ principal: CloudPrincipal, after: String, limit: Int) async throws
         -> CloudAPI.Page<CloudAPI.Binding>
+
+    /// Up to `limit` events of `principal`'s tenant after `cursor` (nil: from the start), in
+    /// stream order; nil when this store keeps no event stream (the route answers 404), a
+    /// `.failure` for a cursor it did not issue.
+    func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
+        -> Result<CloudAPI.EventPage, CloudServerFailure>?
+}
+
+extension CloudServerStore {
+    /// No event stream (the emulator's store).
+    public func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
+        -> Result<CloudAPI.EventPage, CloudServerFailure>?
+    {
+        nil
+    }
 }
 
 /// Who a signed request speaks for: a gateway of a tenant (the emulator has one of each).

@@ -10,9 +10,20 @@ import PostgresNIO
 enum FleetSchema {
     /// The version this build serves. A node refuses to serve a database at another version:
     /// older needs `nbgw-cloud migrate`, newer needs a newer node.
-    static let version = 1
+    static let version = 2
 
-    static let migrations: [(version: Int, sql: String)] = [(1, v1)]
+    static let migrations: [(version: Int, sql: String)] = [(1, v1), (2, v2)]
+
+    /// The event stream's order (docs/fleet.md, "Events"): an event's position is its writing
+    /// transaction's id, then its own. Why not the id alone: ids are taken at insert and
+    /// transactions commit in another order, so a consumer reading `id > cursor` skips an event
+    /// committed after a later one was read. Events of transactions older than the oldest still
+    /// running (`pg_snapshot_xmin`) can no longer appear, so the stream serves only those, in
+    /// (tx, id) order: no gap, ever, whatever the commit order.
+    static let v2 = """
+        ALTER TABLE event ADD COLUMN tx xid8 NOT NULL DEFAULT pg_current_xact_id();
+        CREATE INDEX event_stream ON event (tenant_id, tx, id);
+        """
 
     /// Timestamps are bigint milliseconds since the epoch from the nodes' clocks (NTP-synchronised;
     /// the emulator and the API speak milliseconds), `*_at`.

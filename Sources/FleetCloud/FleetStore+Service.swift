@@ -139,14 +139,22 @@ extension FleetStore: CloudServerStore {
         let rows = try await client.withConnection { connection in
             try await connection.all(
                 """
-                SELECT device_id, imei, label_code, product_id FROM device
+                SELECT device_id, imei, label_code, product_id, registered_by = \(principal.gateway) FROM device
                 WHERE tenant_id = \(principal.tenant) AND device_id > \(after) ORDER BY device_id LIMIT \(limit + 1)
                 """,
-                as: (String, String, String, String?).self,
+                as: (String, String, String, String?, Bool).self,
                 logger: logger
             )
         }
-        let list = rows.prefix(limit).map { CloudAPI.Module(deviceID: $0.0, imei: $0.1, labelCode: $0.2, productID: $0.3) }
+        let list = rows.prefix(limit).map {
+            CloudAPI.Module(
+                deviceID: $0.0,
+                imei: $0.1,
+                labelCode: $0.2,
+                productID: $0.3,
+                origin: $0.4 ? CloudAPI.Module.thisGateway : CloudAPI.Module.otherGateway
+            )
+        }
         return CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: list.last?.deviceID)
     }
 

@@ -100,12 +100,22 @@ extension CloudAPI {
         public var imei: String
         public var labelCode: String
         public var productID: String?
+        /// A fleet cloud's `this_gateway` or `other_gateway`: whether the gateway asking registered
+        /// the module, so that its sync check does not report the fleet's other modules as missing
+        /// here. Absent from a cloud with one gateway (the emulator).
+        public var origin: String?
 
-        public init(deviceID: String, imei: String, labelCode: String, productID: String?) {
+        /// ``origin`` of a module another gateway of the fleet registered.
+        public static let otherGateway = "other_gateway"
+        /// ``origin`` of a module the asking gateway registered.
+        public static let thisGateway = "this_gateway"
+
+        public init(deviceID: String, imei: String, labelCode: String, productID: String?, origin: String? = nil) {
             self.deviceID = deviceID
             self.imei = imei
             self.labelCode = labelCode
             self.productID = productID
+            self.origin = origin
         }
 
         enum CodingKeys: String, CodingKey {
@@ -113,6 +123,7 @@ extension CloudAPI {
             case imei
             case labelCode = "label_code"
             case productID = "product_id"
+            case origin
         }
     }
 
@@ -354,6 +365,54 @@ extension CloudAPI {
             case uid
             case assetID = "asset_id"
             case boundAt = "bound_at"
+        }
+    }
+
+    /// One event of a fleet cloud's stream (`GET /v1.0/nbgw/events`).
+    public struct Event: Codable, Sendable, Equatable {
+        /// Where the stream goes on after this event: the consumer keeps it and asks `after` it.
+        public var cursor: String
+        /// `registered`, `updated`, `bound`, `unbound` or `conflict`.
+        public var type: String
+        /// When, in milliseconds since the epoch.
+        public var at: Int64
+        public var deviceID: String
+        /// The gateway whose request it was.
+        public var gateway: String
+        /// What the type carries: the IMEI (registered), the changed fields (updated), the account
+        /// (bound), the refusal (conflict); absent for unbound.
+        public var detail: String?
+
+        public init(cursor: String, type: String, at: Int64, deviceID: String, gateway: String, detail: String?) {
+            self.cursor = cursor
+            self.type = type
+            self.at = at
+            self.deviceID = deviceID
+            self.gateway = gateway
+            self.detail = detail
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case cursor, type, at
+            case deviceID = "device_id"
+            case gateway, detail
+        }
+    }
+
+    /// A page of the event stream: the events after the cursor asked for, and the cursor to ask
+    /// after next (the last event's, or the one asked for when there is none).
+    public struct EventPage: Codable, Sendable, Equatable {
+        public var events: [Event]
+        public var nextCursor: String
+
+        public init(events: [Event], nextCursor: String) {
+            self.events = events
+            self.nextCursor = nextCursor
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case events
+            case nextCursor = "next_cursor"
         }
     }
 }

@@ -24,6 +24,10 @@ public enum CloudAPI {
     public static let bindingsPath = "/v1.0/iot-03/device-registration/bindings"
     /// `DELETE` unbinds a device.
     public static func bindingPath(_ deviceID: String) -> String { "\(bindingsPath)/\(deviceID)" }
+    /// `GET ?after=CURSOR&limit=N&wait=S`: the tenant's events after a cursor, in order, waiting
+    /// up to `wait` seconds for one when there is none (the Private Cloud's message service as a
+    /// resumable long poll; nbgw-cloud only).
+    public static let eventsPath = "/v1.0/nbgw/events"
 
     /// Carries the idempotency key of a state-changing call; listed in `Signature-Headers`, so it is
     /// signed. The cloud answers a repeated key with the stored result of the first success.

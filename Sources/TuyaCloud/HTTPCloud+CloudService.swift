@@ -150,7 +150,13 @@ extension HTTPCloud {
                 operation: "list the cloud's bindings"
             )
             return CloudInventory(
-                modules: listed.map { CloudInventory.Module(deviceID: $0.deviceID, imei: $0.imei) },
+                modules: listed.map {
+                    CloudInventory.Module(
+                        deviceID: $0.deviceID,
+                        imei: $0.imei,
+                        otherGateway: $0.origin == CloudAPI.Module.otherGateway
+                    )
+                },
                 bindings: bindings.map {
                     CloudInventory.Binding(deviceID: $0.deviceID, account: $0.uid, home: $0.assetID)
                 },

@@ -86,6 +86,26 @@ extension HTTPCloud {
         }
     }
 
+    /// The fleet cloud's events after `cursor` (nil: from the start), waiting up to `wait`
+    /// seconds for one when there is none; keep `wait` under the request timeout.
+    public func cloudEvents(after cursor: String?, limit: Int = 100, wait: Int = 0) async throws(NBGWError)
+        -> CloudAPI.EventPage
+    {
+        try await nbgw { () async throws(TuyaCloudError) in
+            var query: [(name: String, value: String)] = [("limit", String(limit)), ("wait", String(wait))]
+            if let cursor { query.append(("after", try HTTPCloud.pathSegment(cursor, what: "the event cursor"))) }
+            return try await client.perform(
+                TuyaOpenAPIClient.Call(
+                    method: "GET",
+                    path: CloudAPI.eventsPath,
+                    query: query,
+                    operation: "read the cloud's events",
+                    logPath: CloudAPI.eventsPath
+                )
+            )
+        }
+    }
+
     // MARK: Typed calls
 
     func requestParseQR(_ code: String, policy: RetryPolicy?) async throws(TuyaCloudError) -> CloudAPI.QRParseResult {

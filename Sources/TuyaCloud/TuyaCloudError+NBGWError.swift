@@ -108,6 +108,16 @@ extension TuyaCloudError {
                 "the cloud does not recognise the QR in \(operation) (\(said)); scan the module's pairing label"
             )
         case TuyaErrorCode.deviceAlreadyBound:
+            // A fleet cloud names the owner within a tenant ("device already bound: to account A
+            // through gateway G; strong binding, …"): said once and first, not nested in a quote
+            // that repeats the advice.
+            if let owner = TuyaCloudError.namedOwner(message) {
+                return NBGWError(
+                    .deviceAlreadyBound,
+                    "strong binding: the cloud says the device is bound \(owner.escapedSnippet) (cloud code 3002); "
+                        + "that owner must unbind it first"
+                )
+            }
             return NBGWError(
                 .deviceAlreadyBound,
                 "strong binding: the cloud says the device is bound to another account or home (\(said)); its owner "
@@ -144,5 +154,14 @@ extension TuyaCloudError {
                     + "persists"
             )
         }
+    }
+
+    /// "to account A through gateway G" from a conflict that names the owner, nil otherwise.
+    static func namedOwner(_ message: String) -> String? {
+        let prefix = "device already bound: "
+        guard message.hasPrefix(prefix) else { return nil }
+        let rest = message.dropFirst(prefix.count)
+        guard rest.hasPrefix("to account ") else { return nil }
+        return String(rest.prefix { $0 != ";" })
     }
 }

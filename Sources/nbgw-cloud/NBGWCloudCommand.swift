@@ -1,4 +1,5 @@
 import ArgumentParser
+import CloudServer
 import FleetCloud
 import Foundation
 import Logging
@@ -310,6 +311,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The prefix of the labels the fleet issues and recognises.")
     var labelBase: String?
 
+    @Option(help: "The longest an event poll waits here, in seconds (0 to 25; a poll may always answer early).")
+    var eventWaitLimit: Int = 25
+
     @Option(help: "PEM certificate chain to serve HTTPS with (server certificate first); reloaded on SIGHUP.")
     var tlsCertificate: String?
 
@@ -322,6 +326,10 @@ struct ServeCommand: AsyncParsableCommand {
         let (host, port) = try Self.address(listen, option: "--listen")
         var node = FleetNode(host: host, port: port, tenantRate: tenantRate, tenantBurst: max(1, Int(tenantRate * 2)))
         if let labelBase { node.settings = .init(labelBase: labelBase) }
+        guard (0...CloudServerHandler.maximumEventWait).contains(eventWaitLimit) else {
+            throw ValidationError("--event-wait-limit must be 0 to \(CloudServerHandler.maximumEventWait) seconds")
+        }
+        node.settings.eventWaitLimit = eventWaitLimit
         switch (tlsCertificate, tlsKey) {
         case (let certificate?, let key?):
             do {

@@ -65,4 +65,44 @@ struct FleetLabelsTests {
         )
         #expect(try await fleet.sql("SELECT uid || '/' || gateway FROM binding") == "bob/b")
     }
+
+    @Test("A gateway's sync check leaves the fleet's other modules alone and still finds its own missing ones")
+    func syncChecksSeeOnlyTheirOwnModulesAsMissing() async throws {
+        try await FleetFixture.with { fleet in
+            let a = try FleetGateway(
+                name: "a",
+                credentials: try await fleet.addGateway("a"),
+                baseURL: fleet.nodes[0].baseURL,
+                directory: fleet.directory
+            )
+            let b = try FleetGateway(
+                name: "b",
+                credentials: try await fleet.addGateway("b"),
+                baseURL: fleet.nodes[0].baseURL,
+                directory: fleet.directory
+            )
+            let imeis = FleetIMEIs.make(3, base: 35_693_803_500_000)
+            let result: Result<Void, Error>
+            do {
+                _ = try await a.registrar.register(ModuleIdentity(imei: try IMEI(imeis[0])))
+                _ = try await a.registrar.register(ModuleIdentity(imei: try IMEI(imeis[1])))
+                #expect(try await CloudSyncChecker.check(registry: b.registry, cloud: b.http).divergences.isEmpty)
+
+                // B's own registration whose store record is lost: reported, by IMEI.
+                _ = try await b.http.register(
+                    CloudModule(identity: ModuleIdentity(imei: try IMEI(imeis[2]))),
+                    attempt: CloudAttempt(idempotencyKey: IdempotencyKey.make(), patience: .interactive)
+                )
+                let report = try await CloudSyncChecker.check(registry: b.registry, cloud: b.http)
+                #expect(report.divergences.map(\.kind) == [.deviceOnlyInCloud], "\(report.divergences)")
+                #expect(report.divergences.first?.imei == imeis[2])
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            await a.shutdown()
+            await b.shutdown()
+            try result.get()
+        }
+    }
 }

@@ -374,7 +374,9 @@ def fleet(args: argparse.Namespace, work: pathlib.Path) -> int:
             return printed["client_id"], printed["secret"]
 
         server = Server(
-            [binary, "serve", "--listen", "127.0.0.1:0", "--key-file", str(key), "--tenant-rate", "0"],
+            [binary, "serve", "--listen", "127.0.0.1:0", "--key-file", str(key), "--tenant-rate", "0",
+             # Generated event polls answer within a second instead of each waiting up to 25 s.
+             "--event-wait-limit", "1"],
             env,
             work / "fleet-server.log",
         )

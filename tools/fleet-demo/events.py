@@ -7,9 +7,10 @@
 The stream is `GET /v1.0/nbgw/events?after=CURSOR&limit=N&wait=SECONDS`, signed like every call,
 answered in the usual envelope:
 
-    {"success": true, "result": {"events": [{"cursor": "17", "type": "bound", "at": 1732856400000,
-     "device_id": "…", "imei": "…", "account": "…", "home_id": "…", "gateway": "…"}, …],
-     "next_cursor": "17"}}
+    {"success": true, "result": {"events": [{"cursor": "812-17", "type": "bound", "at": 1732856400000,
+     "device_id": "…", "gateway": "…", "detail": "…"}, …], "next_cursor": "812-17"}}
+
+(docs/cloud-api.yaml, `listEvents`; docs/fleet.md, "Events", says what `detail` carries per type.)
 
 `after` omitted means from the start; `wait` long-polls up to that many seconds when nothing is
 newer. Delivery is at least once: the cursor is written to --cursor-file (atomically) only after the
@@ -41,7 +42,7 @@ from tuya_connector import TUYA_LOGGER, TuyaOpenAPI
 
 EVENTS_PATH = "/v1.0/nbgw/events"
 # Fields printed in this order after the type; any other field the cloud adds follows, sorted.
-KNOWN_FIELDS = ("device_id", "imei", "account", "home_id", "gateway")
+KNOWN_FIELDS = ("device_id", "gateway", "detail")
 
 
 class StreamFailed(Exception):

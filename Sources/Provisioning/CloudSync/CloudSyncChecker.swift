@@ -105,8 +105,11 @@ public enum CloudSyncChecker {
                 )
             }
         }
+        // A fleet's other gateways' modules are theirs: only this gateway's own can be missing here.
         for module in cloudModules
-        where inventory.isComplete && !localIMEIs.contains(module.imei) && !waiting.contains(module.imei) {
+        where inventory.isComplete && !module.otherGateway && !localIMEIs.contains(module.imei)
+            && !waiting.contains(module.imei)
+        {
             divergences.append(
                 CloudSyncDivergence(
                     kind: .deviceOnlyInCloud,

@@ -1,0 +1,45 @@
+import CloudServer
+import PostgresNIO
+import TuyaCloud
+
+extension FleetStore {
+    /// The tenant's events after `cursor` (`TX-ID`, as issued), of finished transactions only
+    /// (``FleetSchema/v2`` says why), in (tx, id) order.
+    public func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
+        -> Result<CloudAPI.EventPage, CloudServerFailure>?
+    {
+        var position = (tx: "0", id: Int64(0))
+        if let cursor {
+            let parts = cursor.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let tx = UInt64(parts[0]), let id = Int64(parts[1]), id >= 0 else {
+                return .failure(.invalid("after must be a cursor this cloud issued (next_cursor), or absent"))
+            }
+            position = (String(tx), id)
+        }
+        let logger = self.logger
+        let rows = try await client.withConnection { connection in
+            try await connection.all(
+                """
+                SELECT tx::text, id, kind, at, device_id, gateway, detail FROM event
+                WHERE tenant_id = \(principal.tenant)
+                    AND (tx, id) > (CAST(\(position.tx) AS xid8), \(position.id))
+                    AND tx < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY tx, id LIMIT \(limit)
+                """,
+                as: (String, Int64, String, Int64, String, String, String?).self,
+                logger: logger
+            )
+        }
+        let events = rows.map { row in
+            CloudAPI.Event(
+                cursor: "\(row.0)-\(row.1)",
+                type: row.2,
+                at: row.3,
+                deviceID: row.4,
+                gateway: row.5,
+                detail: row.6
+            )
+        }
+        return .success(CloudAPI.EventPage(events: events, nextCursor: events.last?.cursor ?? cursor ?? "0-0"))
+    }
+}
