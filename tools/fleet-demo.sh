@@ -19,13 +19,6 @@
 #   FRONT_TLS=1|0       1 (default): haproxy serves https:// with the demo's certificate and the
 #                       gateways trust the demo's CA; 0: haproxy serves plain http:// on loopback
 #                       (the gateways' adapter accepts plain HTTP to a loopback host only)
-#   CA_TRUST=config|namespace
-#                       how the gateways trust the demo's CA with FRONT_TLS=1. config (default):
-#                       `ca_file` in nbgwd.toml's [cloud] section and NBGW_CLOUD_CA_FILE for the
-#                       CLI. namespace: every gateway process runs in a private mount namespace
-#                       (unshare) where the system CA bundle plus the demo's CA is bind-mounted
-#                       over /etc/ssl/certs/ca-certificates.crt: verification stays on, nothing on
-#                       the machine changes (for nbgw builds without `ca_file`)
 #   KEEP=1              keep the temporary directory (stores, logs, configs, the stopped cluster)
 #
 # Secrets never go on a command line: the database password reaches nbgw-cloud as a file
@@ -39,12 +32,9 @@ trap 'echo "fleet-demo: unexpected failure (status $?) at line $LINENO: $BASH_CO
 
 NODE_TLS="${NODE_TLS:-1}"
 FRONT_TLS="${FRONT_TLS:-1}"
-CA_TRUST="${CA_TRUST:-config}"
 KEEP="${KEEP:-0}"
 [[ "$NODE_TLS" == [01] ]] || { echo "fleet-demo: NODE_TLS must be 1 or 0, not $NODE_TLS" >&2; exit 2; }
 [[ "$FRONT_TLS" == [01] ]] || { echo "fleet-demo: FRONT_TLS must be 1 or 0, not $FRONT_TLS" >&2; exit 2; }
-[[ "$CA_TRUST" == config || "$CA_TRUST" == namespace ]] ||
-    { echo "fleet-demo: CA_TRUST must be config or namespace, not $CA_TRUST" >&2; exit 2; }
 
 # The loopback is never proxied (curl and Python's requests honour *_proxy variables).
 export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
@@ -185,7 +175,7 @@ print(value)' "$1"
 }
 
 # ---------------------------------------------------------------------------------------------
-bold "# fleet-demo: NODE_TLS=$NODE_TLS FRONT_TLS=$FRONT_TLS CA_TRUST=$CA_TRUST"
+bold "# fleet-demo: NODE_TLS=$NODE_TLS FRONT_TLS=$FRONT_TLS"
 for tool in python3 openssl curl sqlite3 /usr/sbin/haproxy; do
     command -v "$tool" >/dev/null || die "$tool is missing; run tools/setup.sh"
 done
@@ -401,37 +391,20 @@ backend_state
 
 # ---------------------------------------------------------------------------------------------
 bold "# 6. Two gateways, A and B: simulated modules, nbgwd, each its own store and credentials"
-# The gateways' trust in the demo's CA (FRONT_TLS=1).
-trust=()
-if [[ "$FRONT_TLS" == 1 && "$CA_TRUST" == namespace ]]; then
-    system_bundle=/etc/ssl/certs/ca-certificates.crt
-    [[ -f "$system_bundle" ]] || die "CA_TRUST=namespace needs $system_bundle (Debian's ca-certificates) to bind-mount over"
-    cat "$system_bundle" "$T/tls/ca.pem" >"$T/tls/trust-bundle.pem"
-    mount_and_run='b="$1"; shift; mount --bind "$b" /etc/ssl/certs/ca-certificates.crt && exec "$@"'
-    if [[ "$(id -u)" -eq 0 ]]; then
-        trust=(unshare --mount --propagation private -- sh -c "$mount_and_run" sh "$T/tls/trust-bundle.pem")
-    else
-        # An unprivileged user mounts in a user namespace of its own, then maps itself back.
-        trust=(unshare --user --map-root-user --mount --propagation private -- sh -c "$mount_and_run" sh
-            "$T/tls/trust-bundle.pem" unshare --user --map-user="$(id -u)" --map-group="$(id -g)" --)
-    fi
-    "${trust[@]}" grep -q -F -f "$T/tls/ca.pem" /etc/ssl/certs/ca-certificates.crt 2>"$T/tls/unshare.log" ||
-        die "CA_TRUST=namespace: could not bind-mount the bundle in a namespace of our own (unshare: not permitted here?); use CA_TRUST=config or FRONT_TLS=0" "$T/tls/unshare.log"
-    note "(CA_TRUST=namespace: each gateway process sees the system CA bundle plus the demo's CA at $system_bundle, in a private mount namespace)"
-fi
 
-# gw A|B ARGS…: nbgw at that gateway, with its environment (store, control socket, cloud, secret).
+# gw A|B ARGS…: nbgw at that gateway: NBGW_CONFIG names the daemon's config, whose [store],
+# [control] and [cloud] (credentials and CA included) the CLI uses as nbgwd does.
 gw() {
     local who="$1"
     shift
     prompt="[${who^^}] " show "nbgw $*"
-    ( . "$T/gw-$who/cli.env" && exec "${trust[@]}" "$bin/nbgw" "$@" )
+    ( . "$T/gw-$who/cli.env" && exec "$bin/nbgw" "$@" )
 }
 # gw_quiet A|B ARGS…: the same, not shown.
 gw_quiet() {
     local who="$1"
     shift
-    ( . "$T/gw-$who/cli.env" && exec "${trust[@]}" "$bin/nbgw" "$@" )
+    ( . "$T/gw-$who/cli.env" && exec "$bin/nbgw" "$@" )
 }
 
 declare -A daemon_pid sim_pid module_count
@@ -450,7 +423,7 @@ for who in a b; do
     cat "$dir/sim.json"
 
     ca_line=""
-    if [[ "$FRONT_TLS" == 1 && "$CA_TRUST" == config ]]; then
+    if [[ "$FRONT_TLS" == 1 ]]; then
         ca_line="ca_file = \"$T/tls/ca.pem\""
     fi
     {
@@ -477,16 +450,10 @@ for who in a b; do
         sed -n 's/.*"path":"\([^"]*\)".*/\n[[ports]]\npath = "\1"/p' "$dir/sim.json"
     } >"$dir/nbgwd.toml"
     chmod 600 "$dir/nbgwd.toml"
-    # The CLI at this gateway: its store and socket, and the cloud through its environment (the CLI
-    # reads no [cloud] section; credentials are never accepted on its command line).
+    # The CLI at this gateway: the daemon's config, as /etc/nbgw/nbgwd.toml is on a real gateway
+    # (store, control socket and cloud from it; credentials never on a command line).
     {
-        echo "export NBGW_DB='$dir/store.sqlite'"
-        echo "export NBGW_CONTROL='$dir/control.sock'"
-        echo "export NBGW_CLOUD_URL='$front_url'"
-        echo "export NBGW_CLOUD_LABEL_BASE='$label_base'"
-        echo "export NBGW_CLOUD_CLIENT_ID='${client_id[$who]}'"
-        echo "export NBGW_CLOUD_SECRET='${secret[$who]}'"
-        [[ -n "$ca_line" ]] && echo "export NBGW_CLOUD_CA_FILE='$T/tls/ca.pem'"
+        echo "export NBGW_CONFIG='$dir/nbgwd.toml'"
         echo "export USER='operator-${who}'"
     } >"$dir/cli.env"
     chmod 600 "$dir/cli.env"
@@ -495,14 +462,13 @@ for who in a b; do
     prompt="[${who^^}] " show "nbgwd --config $dir/nbgwd.toml --check-config"
     "$bin/nbgwd" --config "$dir/nbgwd.toml" --check-config >"$dir/check-config.out" 2>&1 || {
         sed "s|$T|\$T|g" "$dir/check-config.out"
-        [[ -n "$ca_line" ]] && note "(this nbgwd has no [cloud] ca_file yet? Then run with CA_TRUST=namespace, or FRONT_TLS=0)"
         die "gateway ${who^^}'s nbgwd refuses its configuration $dir/nbgwd.toml (above)"
     }
     # What the daemon makes of its [cloud] section (the secret redacted by nbgwd itself).
     sed -n '/^\[cloud\]/,/^$/p' "$dir/check-config.out" | sed "s|$T|\$T|g"
     prompt="[${who^^}] " show "nbgwd --config $dir/nbgwd.toml &"
     : >"$dir/nbgwd.log"
-    start_bg "nbgwd ${who^^}" /dev/null "$dir/nbgwd.log" "${trust[@]}" "$bin/nbgwd" --config "$dir/nbgwd.toml"
+    start_bg "nbgwd ${who^^}" /dev/null "$dir/nbgwd.log" "$bin/nbgwd" --config "$dir/nbgwd.toml"
     daemon_pid[$who]=$last_pid
 done
 
@@ -575,15 +541,8 @@ note "(the label's QR: $label; the PNG: \$T/labels/$device.png)"
 bold "# c. The label printed at A is scanned at gateway B and binds there (bob, home bob-line)"
 gw b accounts add bob --role owner
 gw b homes add bob-line --owner bob
-status=0
-gw b bind --image "$T/labels/$device.png" --account bob --home bob-line || status=$?
-if [[ "$status" -ne 0 ]]; then
-    note "(exit $status: B's store has never seen A's module, and this nbgw does not resolve the label through the"
-    note " cloud yet. Until it does, B registers the IMEI itself: the cloud finds the module A registered,"
-    note " with the same device id and label, and the bind goes through)"
-    gw b devices register --imei "$imei" || true
-    gw b bind --qr "$label" --account bob --home bob-line || note "(exit $?)"
-fi
+gw b bind --image "$T/labels/$device.png" --account bob --home bob-line ||
+    die "gateway B could not bind the label gateway A printed (above)"
 gw b bindings list
 
 # ---------------------------------------------------------------------------------------------
@@ -600,6 +559,10 @@ wait_until "gateway A's outbox to settle (log: $T/gw-a/nbgwd.log)" 60 "$T/gw-a/n
 show "sqlite3 $T/gw-a/store.sqlite \"SELECT id, operation, state, last_error FROM cloud_outbox WHERE operation = 'bind'\""
 sqlite3 -header -column "file:$T/gw-a/store.sqlite?mode=ro" \
     "SELECT id, operation, state, last_error FROM cloud_outbox WHERE operation = 'bind'"
+owner_named="$(sqlite3 "file:$T/gw-a/store.sqlite?mode=ro" \
+    "SELECT count(*) FROM cloud_outbox WHERE operation = 'bind' AND state = 'dead'
+        AND last_error LIKE '%to account bob through gateway ${gateway_name[b]}%'")"
+[[ "$owner_named" == 1 ]] || die "gateway A's refused bind does not name the owner (bob through ${gateway_name[b]})"
 gw a cloud sync --check || note "(exit $?: the refused bind is reported until an operator settles it)"
 show "tools/pg-cluster.sh psql $T/pg -c 'SELECT device_id, uid, home, gateway FROM binding'   # the cloud: one owner"
 "$repo/tools/pg-cluster.sh" psql "$T/pg" -c 'SELECT device_id, uid, home, gateway FROM binding'
@@ -615,18 +578,17 @@ consume() {
     show "NBGW_CLOUD_SECRET=… tools/fleet-demo/events.py ${events_args[*]} --once"
     ( . "$T/events/env" && exec "$venv_python" "$repo/tools/fleet-demo/events.py" "${events_args[@]}" --once )
 }
-if [[ -n "$venv_python" ]]; then
-    consumer_status=0
-    consume || consumer_status=$?
-    if [[ "$consumer_status" -ne 0 ]]; then
-        note "(exit $consumer_status; what the stream carries, read from the cloud's event table directly:)"
-        show "tools/pg-cluster.sh psql $T/pg -c 'SELECT id, kind, device_id, gateway, detail FROM event ORDER BY id'"
-        "$repo/tools/pg-cluster.sh" psql "$T/pg" -c 'SELECT id, kind, device_id, gateway, detail FROM event ORDER BY id'
-    fi
-    # More happens; the consumer resumes from its cursor and prints only what is new.
-    gw b unbind "$device" || note "(exit $?)"
-    consume || note "(exit $?)"
-fi
+[[ -n "$venv_python" ]] || die "no Python with Tuya's SDK for the event consumer: run tools/setup.sh (.build-venv)"
+consume | tee "$T/events/first.out" || die "the event consumer failed (above)"
+grep -q " bound device_id=$device gateway=${gateway_name[b]} detail=bob" "$T/events/first.out" ||
+    die "the stream lacks B's bind of $device"
+grep -q " conflict device_id=$device gateway=${gateway_name[a]}" "$T/events/first.out" ||
+    die "the stream lacks A's conflict over $device"
+# More happens; the consumer resumes from its cursor and prints only what is new.
+gw b unbind "$device" || die "gateway B could not unbind $device"
+consume | tee "$T/events/second.out" || die "the event consumer failed (above)"
+[[ "$(grep -c "^#" "$T/events/second.out")" == 1 ]] && grep -q " unbound device_id=$device" "$T/events/second.out" ||
+    die "resumed from its cursor, the consumer should print the unbind alone"
 
 # ---------------------------------------------------------------------------------------------
 bold "# f. A node dies; haproxy keeps serving"
