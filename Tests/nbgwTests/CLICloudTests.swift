@@ -112,4 +112,42 @@ struct CLICloudTests {
         let sync = try cli.run("cloud", "sync", "--json")
         #expect(sync.errorCode == "INVALID_ARGUMENT")
     }
+
+    @Test("Without --cloud, the CLI on a gateway uses the daemon's [cloud] section, credentials included")
+    func daemonCloudSectionApplies() throws {
+        let cli = try CLI()
+        let credentials = [
+            "NBGW_CLOUD_CLIENT_ID": "gwclient0001", "NBGW_CLOUD_SECRET": "emulatorSecret0123456789abcdef",
+        ]
+        let (emulator, url) = try startEmulator(cli, environment: credentials)
+        defer { emulator.terminate() }
+        let config = cli.directory.appendingPathComponent("nbgwd.toml").path
+        try Data(
+            """
+            [cloud]
+            url = "\(url)"
+            client_id = "gwclient0001"
+            secret = "emulatorSecret0123456789abcdef"
+            sync_wait = 5
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: config))
+        chmod(config, 0o600)
+        // No NBGW_CLOUD_* at all: only the daemon's config says which cloud.
+        let environment = ["NBGW_CONFIG": config, "NBGW_CLOUD_URL": "", "NBGW_CLOUD_CLIENT_ID": "", "NBGW_CLOUD_SECRET": ""]
+        let registered = try cli.run("devices", "register", "--imei", "490154203237518", "--json", environment: environment)
+        #expect(registered.status == 0, "\(registered.stdout) \(registered.stderr)")
+        let label = registered.json["qr"] as? String ?? ""
+        #expect(label.hasPrefix("https://label.nbgw-cloud.invalid/"), "the label must be the configured cloud's: \(label)")
+        try cli.run("accounts", "add", "alice", environment: environment)
+        try cli.run("homes", "add", "lab", "--owner", "alice", environment: environment)
+        let bound = try cli.run("bind", "--qr", label, "--account", "alice", "--home", "lab", "--json", environment: environment)
+        #expect(bound.json["cloudSync"] as? String == "synced", "\(bound.stdout) \(bound.stderr)")
+
+        // An explicit --cloud still wins.
+        let local = try cli.run(
+            "devices", "register", "--imei", "490154203237526", "--cloud", "local", "--json", environment: environment
+        )
+        #expect((local.json["qr"] as? String ?? "").hasPrefix("https://nbgw.local/"), "\(local.stdout)")
+    }
 }
