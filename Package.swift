@@ -180,13 +180,14 @@ let package = Package(
 
         // The signed cloud API's server side once: authentication, routes, rules and the envelope, behind
         // a storage seam (CloudServerStore). The emulator and nbgw-cloud serve through it.
-        // A server's TLS identity (certificate chain and key checked at start, reloadable): the
-        // ingest API's and the fleet cloud nodes'.
+        // What the HTTP listeners share (the ingest API, the console, the fleet cloud's nodes): a
+        // TLS identity checked at start and reloadable, and the listener's connection budget.
         .target(
-            name: "ServerTLS",
+            name: "ServerSupport",
             dependencies: [
                 "NBGWCore",
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
             ]
         ),
         .target(
@@ -203,7 +204,7 @@ let package = Package(
         .target(
             name: "FleetCloud",
             dependencies: [
-                "CloudServer", "TuyaCloud", "NBGWCore", "ServerTLS",
+                "CloudServer", "TuyaCloud", "NBGWCore", "ServerSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -217,7 +218,7 @@ let package = Package(
         .executableTarget(
             name: "nbgw-cloud",
             dependencies: [
-                "FleetCloud", "CloudServer", "NBGWCore", "ServerTLS",
+                "FleetCloud", "CloudServer", "NBGWCore", "ServerSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -285,7 +286,7 @@ let package = Package(
         .target(
             name: "Ingest",
             dependencies: [
-                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "ServerTLS",
+                "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "ServerSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

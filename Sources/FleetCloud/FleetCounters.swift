@@ -1,9 +1,12 @@
+import ServerSupport
 import Synchronization
 
 /// The node's counters for `/metrics`: requests by route and status, replays, conflicts by kind,
 /// transaction retries and database round trips.
 public final class FleetCounters: Sendable {
     private let state = Mutex(State())
+    /// The API listener's open connections and their peak (``FleetNode/maxConnections``).
+    public let connections = ListenerConnectionBudget.Count()
 
     struct State {
         var requests: [String: Int] = [:]
@@ -53,6 +56,12 @@ public final class FleetCounters: Sendable {
         lines.append("# HELP nbgw_cloud_rate_limited_total Requests refused by the per-tenant rate limit.")
         lines.append("# TYPE nbgw_cloud_rate_limited_total counter")
         lines.append("nbgw_cloud_rate_limited_total \(now.rateLimited)")
+        lines.append("# HELP nbgw_cloud_connections_open Connections open on the API listener.")
+        lines.append("# TYPE nbgw_cloud_connections_open gauge")
+        lines.append("nbgw_cloud_connections_open \(connections.open)")
+        lines.append("# HELP nbgw_cloud_connections_peak The most connections open at once on the API listener.")
+        lines.append("# TYPE nbgw_cloud_connections_peak gauge")
+        lines.append("nbgw_cloud_connections_peak \(connections.peak)")
         lines.append("# HELP nbgw_cloud_database_up Whether the database answered the last health check.")
         lines.append("# TYPE nbgw_cloud_database_up gauge")
         lines.append("nbgw_cloud_database_up \(up ? 1 : 0)")

@@ -5,7 +5,7 @@ import HummingbirdCore
 import HummingbirdTLS
 import Logging
 import NBGWCore
-import ServerTLS
+import ServerSupport
 import ServiceLifecycle
 import UnixSignals
 
@@ -23,6 +23,14 @@ public struct FleetNode: Sendable {
     /// The certificate and key to serve HTTPS with, reloaded on SIGHUP; nil: plain HTTP (on
     /// loopback behind a TLS-terminating load balancer).
     public var tls: TLSIdentityReloader?
+    /// Connections the API listener holds at once; past it, it stops accepting until one closes
+    /// (clients wait in the kernel's backlog). Why 512 by default: behind a load balancer a node
+    /// sees the balancer's pooled connections (haproxy's `maxconn` per server in docs/fleet.md is
+    /// 256); direct gateways hold one each; 512 descriptors stay far under the default 1024
+    /// soft limit with the database pool's beside them.
+    public var maxConnections: Int = 512
+    /// A connection with no request for this long is closed (slow or vanished clients).
+    public var idleTimeout: Duration = .seconds(30)
 
     public init(
         host: String = "127.0.0.1",
@@ -58,12 +66,19 @@ public struct FleetNode: Sendable {
             logger: logger
         )
         let (host, port) = (self.host, self.port)
-        let http1 = HTTP1Channel.Configuration(idleTimeout: .seconds(30))
+        let http1 = HTTP1Channel.Configuration(idleTimeout: .init(idleTimeout))
         let api = Application(
             responder: responder,
             server: try tls.map { try .tls(.http1(configuration: http1), tlsConfiguration: $0.serverConfiguration) }
                 ?? .http1(configuration: http1),
-            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "nbgw-cloud"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(host, port: port),
+                serverName: "nbgw-cloud",
+                availableConnectionsDelegate: ListenerConnectionBudget(
+                    limit: maxConnections,
+                    count: store.counters.connections
+                )
+            ),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 logger.notice("nbgw-cloud listening", metadata: ["host": "\(host)", "port": "\(bound)"])

@@ -1,4 +1,4 @@
-import ServerTLS
+import ServerSupport
 
 extension TLSIdentity.Owner {
     /// A fleet cloud node: `nbgw-cloud serve`.

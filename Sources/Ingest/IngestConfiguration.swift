@@ -1,5 +1,6 @@
 import Foundation
 import NBGWCore
+import ServerSupport
 
 /// How the ingest HTTP service listens and what it accepts.
 public struct IngestConfiguration: Sendable {

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 import Logging
+import ServerSupport
 import Provisioning
 import Registry
 

@@ -1,4 +1,4 @@
-import ServerTLS
+import ServerSupport
 
 /// The ingest API's TLS identity (issue 7: "TLS via config when exposed"): a ``TLSIdentity``
 /// whose messages speak of `nbgw`, `nbgwd` and docs/ingest.md.

@@ -3,7 +3,7 @@ import CloudServer
 import FleetCloud
 import Foundation
 import Logging
-import ServerTLS
+import ServerSupport
 
 /// `nbgw-cloud`: the fleet's Private Cloud (docs/fleet.md): stateless nodes serving the signed
 /// cloud API on one PostgreSQL database, and the operator's commands for tenants, gateways and
@@ -311,6 +311,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The prefix of the labels the fleet issues and recognises.")
     var labelBase: String?
 
+    @Option(help: "Connections the API listener holds at once; more wait in the kernel's backlog.")
+    var maxConnections: Int = 512
+
+    @Option(help: "Seconds a connection may stay without a request before it is closed.")
+    var idleTimeout: Int = 30
+
     @Option(help: "The longest an event poll waits here, in seconds (0 to 25; a poll may always answer early).")
     var eventWaitLimit: Int = 25
 
@@ -330,6 +336,14 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--event-wait-limit must be 0 to \(CloudServerHandler.maximumEventWait) seconds")
         }
         node.settings.eventWaitLimit = eventWaitLimit
+        guard (1...65_536).contains(maxConnections) else {
+            throw ValidationError("--max-connections must be 1 to 65536")
+        }
+        guard (1...3600).contains(idleTimeout) else {
+            throw ValidationError("--idle-timeout must be 1 to 3600 seconds")
+        }
+        node.maxConnections = maxConnections
+        node.idleTimeout = .seconds(idleTimeout)
         switch (tlsCertificate, tlsKey) {
         case (let certificate?, let key?):
             do {
