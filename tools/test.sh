@@ -32,6 +32,11 @@ swift test --skip-build --filter 'DaemonTests'
 # cores busy for a minute, and beside the in-process suites they starved the HTTP tests' read
 # timeouts (48 issues in one CI run).
 swift test --skip-build --filter 'FleetCloudTests'
+# The fleet on one machine as an operator runs it (docs/fleet.md, "The demo"): two nodes behind
+# haproxy over TLS, two gateways; it checks its own story and stops everything (about 20 s).
+mkdir -p out
+NBGW_FLEET_BIN="$(swift build --show-bin-path)" tools/fleet-demo.sh >out/fleet-demo.log 2>&1 ||
+    { cat out/fleet-demo.log; echo "test.sh: tools/fleet-demo.sh failed (its output above)" >&2; exit 1; }
 # The web console in headless Chromium against the real daemon (fails if the browser is missing).
 tools/test-console.sh
 # The gateway under hostile load (docs/operations.md, "Hostile load"): a release nbgwd on simulated

@@ -76,7 +76,7 @@ struct FleetOwnershipTests {
                     case .dead:
                         let owner = try #require(owners[row.subject])
                         #expect(
-                            row.lastError?.contains("bound to account \(owner.account) through gateway \(owner.gateway) (cloud code 3002)") == true,
+                            row.lastError?.contains("bound \"to account \(owner.account) through gateway \(owner.gateway)\" (cloud code 3002)") == true,
                             "\(row.lastError ?? "")"
                         )
                     default:
