@@ -47,6 +47,15 @@ public protocol CloudService: Sendable {
     /// cloud's answer as JSON, kept with the row.
     func send(_ change: CloudBindingChange, attempt: CloudAttempt) async throws(CloudFailure) -> String
 
+    /// Applies several committed changes (a drain's claimed rows, one per device), one result
+    /// each in order, each exactly as ``send(_:attempt:)`` would (same keys, same answers). A cloud
+    /// with a batch endpoint sends them in a few requests; the default sends them one by one.
+    func send(batch: [CloudBatchItem]) async -> [Result<String, CloudFailure>]
+
+    /// How many rows a drain should hand ``send(batch:)`` at once: 1 for a cloud that sends
+    /// them one by one (the default), its batch size for one with a batch endpoint.
+    var preferredBatchSize: Int { get }
+
     /// What the cloud holds about `modules` (and, when it can list them, everything else it
     /// holds), for `nbgw cloud sync --check`.
     func inventory(of modules: [CloudInventory.Module]) async throws(CloudFailure) -> CloudInventory
@@ -58,4 +67,21 @@ public protocol CloudService: Sendable {
 extension CloudService {
     /// No cloud but one that says so needs a module's secret to change its owners.
     public var wantsModuleSecret: Bool { false }
+}
+
+extension CloudService {
+    public var preferredBatchSize: Int { 1 }
+
+    /// One ``send(_:attempt:)`` after another.
+    public func send(batch: [CloudBatchItem]) async -> [Result<String, CloudFailure>] {
+        var results: [Result<String, CloudFailure>] = []
+        for item in batch {
+            do throws(CloudFailure) {
+                results.append(.success(try await send(item.change, attempt: item.attempt)))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
 }

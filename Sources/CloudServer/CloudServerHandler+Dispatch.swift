@@ -113,6 +113,8 @@ extension CloudServerHandler {
             }
         case ("GET", CloudAPI.eventsPath):
             return await events(request, outcome, principal: principal)
+        case ("POST", CloudAPI.batchPath):
+            return await batch(request, outcome, principal: principal, now: now)
         default:
             // The route table answered 404/405 before dispatch; a route it serves that is missing
             // here is a bug of the handler's.

@@ -18,6 +18,7 @@ public enum CloudServerRoutes {
         ("GET", CloudAPI.bindingsPath),
         ("DELETE", CloudAPI.bindingPath("{device_id}")),
         ("GET", CloudAPI.eventsPath),
+        ("POST", CloudAPI.batchPath),
     ]
 
     /// What the route table says about `method` on `path`.

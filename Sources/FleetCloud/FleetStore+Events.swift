@@ -11,7 +11,11 @@ extension FleetStore {
         var position = (tx: "0", id: Int64(0))
         if let cursor {
             let parts = cursor.split(separator: "-", omittingEmptySubsequences: false)
-            guard parts.count == 2, let tx = UInt64(parts[0]), let id = Int64(parts[1]), id >= 0 else {
+            // As docs/cloud-api.yaml's pattern says: up to 19 and 18 digits, which always fit.
+            guard parts.count == 2, (1...19).contains(parts[0].count), (1...18).contains(parts[1].count),
+                parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                let tx = UInt64(parts[0]), let id = Int64(parts[1])
+            else {
                 return .failure(.invalid("after must be a cursor this cloud issued (next_cursor), or absent"))
             }
             position = (String(tx), id)

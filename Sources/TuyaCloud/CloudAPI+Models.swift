@@ -415,4 +415,46 @@ extension CloudAPI {
             case nextCursor = "next_cursor"
         }
     }
+
+    /// One call of a batch: what would have been sent alone. `body` is the exact JSON text the
+    /// call alone would carry (its idempotency key is bound to those bytes), absent for a DELETE.
+    public struct BatchCall: Codable, Sendable, Equatable {
+        public var method: String
+        public var path: String
+        public var idempotencyKey: String?
+        public var body: String?
+
+        public init(method: String, path: String, idempotencyKey: String?, body: String?) {
+            self.method = method
+            self.path = path
+            self.idempotencyKey = idempotencyKey
+            self.body = body
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case method, path
+            case idempotencyKey = "idempotency_key"
+            case body
+        }
+    }
+
+    /// `POST /v1.0/nbgw/batch`.
+    public struct BatchRequest: Codable, Sendable, Equatable {
+        public var requests: [BatchCall]
+
+        public init(requests: [BatchCall]) { self.requests = requests }
+    }
+
+    /// One call's answer in a batch: the envelope it would have had alone, without `t`.
+    public struct BatchAnswer<Result: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+        public var success: Bool
+        public var result: Result?
+        public var code: Int?
+        public var msg: String?
+    }
+
+    /// The answers of a batch, one per call, in order.
+    public struct BatchResult<Result: Codable & Sendable & Equatable>: Codable, Sendable, Equatable {
+        public var results: [BatchAnswer<Result>]
+    }
 }

@@ -28,6 +28,12 @@ public enum CloudAPI {
     /// up to `wait` seconds for one when there is none (the Private Cloud's message service as a
     /// resumable long poll; nbgw-cloud only).
     public static let eventsPath = "/v1.0/nbgw/events"
+    /// `POST {requests: [...]}`: up to ``batchLimit`` state-changing calls in one signed request,
+    /// one result each in order, each applied as if sent alone under its own idempotency key
+    /// (nbgw-cloud and the emulator; a gateway's outbox drains through it).
+    public static let batchPath = "/v1.0/nbgw/batch"
+    /// The most calls one batch carries.
+    public static let batchLimit = 100
 
     /// Carries the idempotency key of a state-changing call; listed in `Signature-Headers`, so it is
     /// signed. The cloud answers a repeated key with the stored result of the first success.

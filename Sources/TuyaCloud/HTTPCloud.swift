@@ -2,6 +2,7 @@ import Cloud
 import DeviceIdentity
 import Foundation
 import Logging
+import Synchronization
 import NBGWCore
 
 /// The signed HTTP cloud (Tuya OpenAPI conventions, pairing-anchors §1.4–1.6) behind
@@ -20,6 +21,8 @@ public final class HTTPCloud: CloudService {
     public let configuration: CloudConfiguration
     let client: TuyaOpenAPIClient
     let logger: Logger
+    /// False once the cloud answered the batch endpoint with 404 (``send(batch:)``).
+    let batchState = Mutex(true)
     /// The quick policy for a call someone waits for (``Cloud/CloudAttempt/Patience/interactive``).
     public var interactivePolicy: RetryPolicy {
         RetryPolicy(

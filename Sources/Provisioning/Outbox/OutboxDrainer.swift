@@ -65,13 +65,27 @@ public struct OutboxDrainer: Sendable {
                 batch = try registry.outbox.claim(
                     owner: owner,
                     lease: sender.lease,
-                    limit: min(batchSize, maxRows - handled)
+                    limit: min(max(batchSize, sender.cloud.preferredBatchSize), maxRows - handled)
                 )
             } catch {
                 report.stoppedBy = error.description
                 break
             }
             if batch.isEmpty { break }
+            if sender.cloud.preferredBatchSize > 1 {
+                // Every row of the round is sent at once: record them all, then stop if one says so.
+                let results = await sender.process(batch: batch, patience: .background)
+                var stop: String?
+                for (entry, result) in zip(batch, results) {
+                    handled += 1
+                    if let reason = record(result, entry, into: &report), stop == nil { stop = reason }
+                }
+                if let stop {
+                    report.stoppedBy = stop
+                    break drainLoop
+                }
+                continue
+            }
             for (index, entry) in batch.enumerated() {
                 handled += 1
                 let result = await sender.process(entry, patience: .background)

@@ -136,6 +136,86 @@ public struct OutboxSender: Sendable {
         }
     }
 
+    /// Sends claimed rows and settles each: registrations one by one (each is recorded in the
+    /// store as the cloud answers it), binding changes together through the cloud's
+    /// ``Cloud/CloudService/send(batch:)`` (one round trip for many rows where the cloud has a
+    /// batch endpoint). One result per row, in order; each row settles exactly as ``process(_:patience:)``
+    /// would settle it.
+    public func process(batch entries: [Registry.OutboxEntry], patience: CloudAttempt.Patience) async -> [Result] {
+        var results = [Result?](repeating: nil, count: entries.count)
+        var changes: [(index: Int, item: CloudBatchItem)] = []
+        for (index, entry) in entries.enumerated() {
+            guard entry.operation != .register,
+                let payload = try? OutboxPayload.decode(operation: entry.operation, json: entry.payload)
+            else {
+                results[index] = await process(entry, patience: patience)
+                continue
+            }
+            do throws(CloudFailure) {
+                let change: CloudBindingChange
+                switch payload {
+                case .register:
+                    results[index] = await process(entry, patience: patience)
+                    continue
+                case .bind(let bind):
+                    change = CloudBindingChange(
+                        action: .bind,
+                        deviceID: bind.deviceID,
+                        account: bind.account,
+                        home: bind.home,
+                        moduleCredential: try local { () throws(NBGWError) in
+                            try registry.directory.moduleCredential(deviceID: bind.deviceID)
+                        },
+                        moduleSecret: try secret(deviceID: bind.deviceID)
+                    )
+                case .unbind(let unbind):
+                    change = CloudBindingChange(
+                        action: .unbind,
+                        deviceID: unbind.deviceID,
+                        account: unbind.account,
+                        home: unbind.home,
+                        moduleCredential: try local { () throws(NBGWError) in
+                            try registry.directory.moduleCredential(deviceID: unbind.deviceID)
+                        },
+                        moduleSecret: try secret(deviceID: unbind.deviceID)
+                    )
+                }
+                let attempt = CloudAttempt(idempotencyKey: entry.idempotencyKey, patience: patience)
+                changes.append((index, CloudBatchItem(change: change, attempt: attempt)))
+            } catch {
+                results[index] = failed(entry, error)
+            }
+        }
+        if !changes.isEmpty {
+            let answers = await cloud.send(batch: changes.map(\.item))
+            for ((index, _), answer) in zip(changes, answers) {
+                let entry = entries[index]
+                switch answer {
+                case .success(let json):
+                    do throws(CloudFailure) {
+                        results[index] = try complete(entry, json)
+                    } catch {
+                        results[index] = failed(entry, error)
+                    }
+                case .failure(let failure):
+                    results[index] = failed(entry, failure)
+                }
+            }
+        }
+        return results.map { $0 ?? .rescheduled(NBGWError(.internalError, "outbox row not sent")) }
+    }
+
+    /// Settles a row whose sending failed, as ``process(_:patience:)`` does.
+    private func failed(_ entry: Registry.OutboxEntry, _ error: CloudFailure) -> Result {
+        if error.kind == .refused, error.error.code == .storeUnavailable {
+            return .claimLost(error.error)
+        }
+        if error.error.code == .secretsKeyMissing {
+            return leaveForDaemon(entry, error.error)
+        }
+        return settle(entry, error)
+    }
+
     /// Claims a just-committed row and sends it while the caller waits at most `budget` (measured
     /// on `clock`). The local change stands whatever happens; the status says where the cloud
     /// stands. When the budget runs out first, the call is cancelled and the row is pending again
