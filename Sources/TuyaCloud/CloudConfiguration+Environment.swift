@@ -11,6 +11,7 @@ extension CloudConfiguration {
         public static let maxAttempts = "NBGW_CLOUD_MAX_ATTEMPTS"
         public static let labelBase = "NBGW_CLOUD_LABEL_BASE"
         public static let caFile = "NBGW_CLOUD_CA_FILE"
+        public static let batch = "NBGW_CLOUD_BATCH"
     }
 
     /// Keys of the config file's cloud section, as the caller parsed them into `settings`.
@@ -23,6 +24,7 @@ extension CloudConfiguration {
         public static let maxAttempts = "max_attempts"
         public static let labelBase = "label_base"
         public static let caFile = "ca_file"
+        public static let batch = "batch"
     }
 
     /// Builds a configuration from (highest precedence first) an explicit URL (`--cloud URL`), the
@@ -81,6 +83,17 @@ extension CloudConfiguration {
         }
         if let text = value(EnvironmentKey.labelBase, SettingsKey.labelBase) {
             configuration.labelBase = text.hasSuffix("/") ? text : text + "/"
+        }
+        if let text = value(EnvironmentKey.batch, SettingsKey.batch) {
+            switch text.lowercased() {
+            case "1", "true", "yes", "on": configuration.useBatches = true
+            case "0", "false", "no", "off": configuration.useBatches = false
+            default:
+                throw NBGWError(
+                    .invalidArgument,
+                    "\(EnvironmentKey.batch) / batch \(text.escapedForDisplay()) must be true or false"
+                )
+            }
         }
         if let path = value(EnvironmentKey.caFile, SettingsKey.caFile) {
             configuration.trustedAuthorities = try CloudTrustedAuthorities.load(path)

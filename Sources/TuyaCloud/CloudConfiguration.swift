@@ -33,6 +33,10 @@ public struct CloudConfiguration: Sendable, Equatable, CustomStringConvertible {
     /// system's (a fleet cloud behind a private CA: `ca_file`, `NBGW_CLOUD_CA_FILE`); nil: the
     /// system's trust store. Verification itself is never turned off.
     public var trustedAuthorities: CloudTrustedAuthorities?
+    /// Whether the outbox may use the cloud's batch endpoint (`batch`, `NBGW_CLOUD_BATCH`; on by
+    /// default; a cloud without one is detected and then sent single calls anyway). Off for a
+    /// proxy that forwards only known paths, and for tools/bench-drain.sh's baseline.
+    public var useBatches = true
 
     /// - Throws: `INVALID_ARGUMENT` when the URL is not `https://HOST[:PORT]` (plain `http` is
     ///   accepted only for loopback hosts, where the emulator runs: credentials and tokens must

@@ -17,7 +17,7 @@ extension HTTPCloud: CloudAdapter {
             CloudConfiguration.SettingsKey.clientID, CloudConfiguration.SettingsKey.secret,
             CloudConfiguration.SettingsKey.connectTimeout, CloudConfiguration.SettingsKey.requestTimeout,
             CloudConfiguration.SettingsKey.maxAttempts, CloudConfiguration.SettingsKey.labelBase,
-            CloudConfiguration.SettingsKey.caFile,
+            CloudConfiguration.SettingsKey.caFile, CloudConfiguration.SettingsKey.batch,
         ]
     }
 

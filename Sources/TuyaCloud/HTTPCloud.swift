@@ -62,6 +62,7 @@ public final class HTTPCloud: CloudService {
     ) {
         let logger = logger ?? Logger(label: "nbgw.cloud", factory: { _ in SwiftLogNoOpLogHandler() })
         self.configuration = configuration
+        batchState.withLock { $0 = configuration.useBatches }
         self.logger = logger
         self.client = TuyaOpenAPIClient(
             configuration: configuration,
