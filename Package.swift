@@ -220,6 +220,7 @@ let package = Package(
             dependencies: [
                 "FleetCloud", "CloudServer", "NBGWCore", "ServerSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -27,22 +27,42 @@ struct NBGWCloudCommand: AsyncParsableCommand {
 
 /// Where the database and the key file are.
 struct DatabaseOptions: ParsableArguments {
+    @Option(help: "The config file (default: $NBGW_CLOUD_CONFIG, else /etc/nbgw/nbgw-cloud.toml when it exists).")
+    var config: String?
+
     @Option(help: "postgresql://USER@HOST[:PORT]/DATABASE, no password (default: $NBGW_CLOUD_DATABASE).")
     var database: String?
 
     @Option(help: "A file holding the database password (default: $NBGW_CLOUD_DATABASE_PASSWORD).")
     var databasePasswordFile: String?
 
-    @Option(help: "The key that seals gateways' secrets (32 bytes, mode 0600).")
-    var keyFile: String = "/etc/nbgw/nbgw-cloud.key"
+    @Option(
+        name: .customLong("key-file"),
+        help: "The key that seals gateways' secrets (32 bytes, mode 0600; default /etc/nbgw/nbgw-cloud.key)."
+    )
+    var keyFileOption: String?
+
+    /// The config file's settings (empty when there is none).
+    func file() throws -> CloudConfigFile {
+        try CloudConfigFile.load(explicit: config, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// `--key-file`, else the file's `key_file`, else the default.
+    var keyFile: String {
+        get throws { try keyFileOption ?? file().string("key_file") ?? "/etc/nbgw/nbgw-cloud.key" }
+    }
 
     func fleetDatabase(maximumConnections: Int = 16) throws -> FleetDatabase {
         let environment = ProcessInfo.processInfo.environment
-        guard let url = database ?? environment["NBGW_CLOUD_DATABASE"] else {
-            throw ValidationError("no database: pass --database postgresql://USER@HOST:PORT/DB or set NBGW_CLOUD_DATABASE")
+        let file = try file()
+        guard let url = database ?? environment["NBGW_CLOUD_DATABASE"] ?? file.string("database") else {
+            throw ValidationError(
+                "no database: pass --database postgresql://USER@HOST:PORT/DB, set NBGW_CLOUD_DATABASE, or set "
+                    + "database in the config file"
+            )
         }
         var password = environment["NBGW_CLOUD_DATABASE_PASSWORD"]
-        if let file = databasePasswordFile {
+        if let file = databasePasswordFile ?? (password == nil ? file.string("database_password_file") : nil) {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw ValidationError("cannot read the database password file \(file)")
             }
@@ -296,29 +316,29 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: DatabaseOptions
 
-    @Option(help: "HOST:PORT to listen on (the API).")
-    var listen: String = "127.0.0.1:8443"
+    @Option(help: "HOST:PORT to listen on (the API; default 127.0.0.1:8443).")
+    var listen: String?
 
     @Option(help: "HOST:PORT for Prometheus metrics (off unless given; keep it off the API's network).")
     var metricsListen: String?
 
-    @Option(help: "Pooled database connections of this node.")
-    var databaseConnections: Int = 16
+    @Option(help: "Pooled database connections of this node (default 16).")
+    var databaseConnections: Int?
 
-    @Option(help: "Requests a second per tenant on this node (0: no limit).")
-    var tenantRate: Double = 200
+    @Option(help: "Requests a second per tenant on this node (0: no limit; default 200).")
+    var tenantRate: Double?
 
     @Option(help: "The prefix of the labels the fleet issues and recognises.")
     var labelBase: String?
 
-    @Option(help: "Connections the API listener holds at once; more wait in the kernel's backlog.")
-    var maxConnections: Int = 512
+    @Option(help: "Connections the API listener holds at once; more wait in the kernel's backlog (default 512).")
+    var maxConnections: Int?
 
-    @Option(help: "Seconds a connection may stay without a request before it is closed.")
-    var idleTimeout: Int = 30
+    @Option(help: "Seconds a connection may stay without a request before it is closed (default 30).")
+    var idleTimeout: Int?
 
-    @Option(help: "The longest an event poll waits here, in seconds (0 to 25; a poll may always answer early).")
-    var eventWaitLimit: Int = 25
+    @Option(help: "The longest an event poll waits here, in seconds (0 to 25, the default; a poll may answer early).")
+    var eventWaitLimit: Int?
 
     @Option(help: "PEM certificate chain to serve HTTPS with (server certificate first); reloaded on SIGHUP.")
     var tlsCertificate: String?
@@ -327,6 +347,17 @@ struct ServeCommand: AsyncParsableCommand {
     var tlsKey: String?
 
     func run() async throws {
+        let file = try options.file()
+        let listen = listen ?? file.string("listen") ?? "127.0.0.1:8443"
+        let metricsListen = metricsListen ?? file.string("metrics_listen")
+        let databaseConnections = databaseConnections ?? file.integer("database_connections") ?? 16
+        let tenantRate = tenantRate ?? file.number("tenant_rate") ?? 200
+        let labelBase = labelBase ?? file.string("label_base")
+        let maxConnections = maxConnections ?? file.integer("max_connections") ?? 512
+        let idleTimeout = idleTimeout ?? file.integer("idle_timeout") ?? 30
+        let eventWaitLimit = eventWaitLimit ?? file.integer("event_wait_limit") ?? CloudServerHandler.maximumEventWait
+        let tlsCertificate = tlsCertificate ?? file.string("tls_certificate")
+        let tlsKey = tlsKey ?? file.string("tls_key")
         var logger = Logger(label: "nbgw-cloud")
         logger.logLevel = ProcessInfo.processInfo.environment["NBGW_CLOUD_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .notice
         let (host, port) = try Self.address(listen, option: "--listen")
@@ -363,7 +394,7 @@ struct ServeCommand: AsyncParsableCommand {
             node.metricsPort = metricsPort
         }
         let database = try options.fleetDatabase(maximumConnections: databaseConnections)
-        let store = FleetStore(database: database, secrets: try FleetSecrets(keyFile: options.keyFile), logger: logger)
+        let store = FleetStore(database: database, secrets: try FleetSecrets(keyFile: try options.keyFile), logger: logger)
         try await database.probe(logger: logger)
         do {
             try await node.run(store: store, logger: logger) { bound in
