@@ -54,6 +54,18 @@ extension CloudServerHandler {
             outcome.failure = .invalid("requests must hold 1 to \(CloudAPI.batchLimit) calls")
             return outcome
         }
+        // The batch's own shape is refused as a whole, as any malformed body is; a well-formed
+        // call that fails (a path that cannot be batched, a conflict) fails alone below.
+        for (index, call) in body.requests.enumerated() {
+            guard call.method == "POST" || call.method == "DELETE" else {
+                outcome.failure = .invalid("requests[\(index)].method must be POST or DELETE")
+                return outcome
+            }
+            if let key = call.idempotencyKey, !Self.isIdempotencyKey(key) {
+                outcome.failure = .invalid("requests[\(index)].idempotency_key must be 16 to 64 of [A-Za-z0-9._-]")
+                return outcome
+            }
+        }
         // Up to `batchConcurrency` calls at once, answers kept in the calls' order.
         let calls = body.requests
         var answers = [String](repeating: "", count: calls.count)
@@ -106,6 +118,14 @@ extension CloudServerHandler {
             body: Array((call.body ?? "").utf8)
         )
         return await dispatch(single, principal: principal, outcome: answer, now: now)
+    }
+
+    static func isIdempotencyKey(_ key: String) -> Bool {
+        (16...64).contains(key.utf8.count)
+            && key.utf8.allSatisfy {
+                CloudServerRules.isAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+                    || $0 == UInt8(ascii: ".")
+            }
     }
 
     /// The fields a batch's call may have.

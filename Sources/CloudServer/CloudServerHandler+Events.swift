@@ -32,7 +32,8 @@ extension CloudServerHandler {
             }
             wait = value
         }
-        let cursor = request.queryValue("after").flatMap { $0.isEmpty ? nil : $0 }
+        // An empty `after` is not "from the start" (leave it out for that): the store refuses it.
+        let cursor = request.queryValue("after")
         let deadline = ContinuousClock.now.advanced(by: .seconds(min(wait, settings.eventWaitLimit)))
         var waiting = false
         defer { if waiting { eventWaiters.leave() } }
