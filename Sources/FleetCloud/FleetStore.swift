@@ -115,14 +115,33 @@ public final class FleetStore: Sendable {
         return (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// Whether the database answers now (`/healthz`).
-    public func ping() async -> Bool {
-        do {
-            let rows = try await client.query("SELECT 1", logger: logger)
-            for try await _ in rows {}
-            return true
-        } catch {
-            return false
+    /// Whether the database answers within `deadline` (`/healthz`, `nbgw_cloud_database_up`).
+    ///
+    /// Why a deadline: with PostgreSQL down the pool queues the query until it can connect again
+    /// (about 68 s before it gives up), so an unbounded check answered nothing: a load balancer's
+    /// check timed out instead of seeing 503, and a metrics scrape lost every metric while the
+    /// database was down. Why 1 s: under the 2 s check timeout of haproxy in tools/fleet-demo.sh,
+    /// while `SELECT 1` takes milliseconds. A query still waiting for a connection is cancelled.
+    public func ping(within deadline: Duration = .seconds(1)) async -> Bool {
+        let (client, logger) = (self.client, self.logger)
+        return await withTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await client.withConnection { connection in
+                        try await connection.first("SELECT 1", as: Int.self, logger: logger)
+                    }
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? false
         }
     }
 }
