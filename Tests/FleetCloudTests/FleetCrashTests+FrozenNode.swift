@@ -112,7 +112,8 @@ extension FleetCrashTests {
             #expect(try await fleet.count("SELECT count(*) FROM event WHERE kind = 'bound'") == 1)
             #expect(try await fleet.count("SELECT count(*) FROM event WHERE kind = 'conflict'") == 1)
             print(
-                "FleetCrashTests: killed node's session ended after \(gone); the waiting bind answered after \(answered)"
+                "FleetCrashTests: killed node's session ended after \(gone); the waiting bind answered after "
+                    + "\(answered); the frozen node's gateway was told: \(pending.lastError ?? "-")"
             )
         }
     }
