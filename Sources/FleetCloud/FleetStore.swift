@@ -36,32 +36,66 @@ public final class FleetStore: Sendable {
     /// to an engine that runs everything SERIALIZABLE (CockroachDB, YugabyteDB) needs no change.
     static let maximumAttempts = 5
 
-    /// Runs `body` in one transaction, retried on serialization failures and deadlocks.
+    /// Runs `body` in one transaction, retried on serialization failures and deadlocks. The body's
+    /// own errors (a refusal to answer, a key let go, an operator's mistake) and the database's
+    /// come out as themselves.
     func transaction<Result: Sendable>(
         _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         var attempt = 1
+        let logger = self.logger
         while true {
             do {
                 counters.roundTrip()
-                return try await client.withTransaction(logger: logger) { connection in
-                    try await body(connection)
+                return try await client.withConnection { connection in
+                    try await FleetStore.inTransaction(connection, logger: logger, body)
                 }
             } catch let error where attempt < FleetStore.maximumAttempts && FleetStore.isRetryable(error) {
                 counters.retry()
                 attempt += 1
                 // Why jitter: two transactions that collided once collide again when they retry in step.
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...(5 << attempt))))
-            } catch let error as PostgresTransactionError {
-                // The body's own errors (a refusal to answer, a key let go, an operator's mistake)
-                // come out as themselves; only the database's stay wrapped.
-                if let inner = error.closureError, !(inner is PSQLError) { throw inner }
-                throw error
             }
         }
     }
 
-    /// A serialization failure or a deadlock, wherever the transaction error carries it.
+    /// BEGIN, `body`, COMMIT on `connection`; ROLLBACK when `body` throws, if the connection is
+    /// still open.
+    ///
+    /// Why not postgres-nio's `withTransaction`: postgres-nio 1.33.2 writes every statement to the
+    /// connection's channel without a write promise, so a statement written after PostgreSQL closed
+    /// the connection (a crash, a shutdown, `pg_terminate_backend`) is dropped and its query never
+    /// completes. `withTransaction` sends ROLLBACK exactly then, and the next statement of a body
+    /// caught between two statements goes the same way: the request never answered and the node
+    /// no longer stopped on SIGTERM (15 of 19 runs of the PostgreSQL crash test in
+    /// `Tests/FleetCloudTests`, its requests answered only by the gateways' 20 s timeout). Here no
+    /// statement is sent on a closed connection (``PostgresConnection/run(_:logger:)`` and the other
+    /// helpers check first): such a transaction fails at once, and the client retries its key.
+    static func inTransaction<Result: Sendable>(
+        _ connection: PostgresConnection,
+        logger: Logger,
+        _ body: @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await connection.run("BEGIN", logger: logger)
+        let value: Result
+        do {
+            value = try await body(connection)
+        } catch {
+            if !connection.isClosed {
+                do {
+                    try await connection.run("ROLLBACK", logger: logger)
+                } catch {
+                    // A connection that cannot roll back must not go back to the pool mid-transaction.
+                    try? await connection.close()
+                }
+            }
+            throw error
+        }
+        try await connection.run("COMMIT", logger: logger)
+        return value
+    }
+
+    /// A serialization failure or a deadlock (also inside a transaction error of postgres-nio's).
     static func isRetryable(_ error: any Error) -> Bool {
         if let transaction = error as? PostgresTransactionError {
             return [transaction.closureError, transaction.commitError, transaction.beginError]
@@ -81,14 +115,33 @@ public final class FleetStore: Sendable {
         return (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 
-    /// Whether the database answers now (`/healthz`).
-    public func ping() async -> Bool {
-        do {
-            let rows = try await client.query("SELECT 1", logger: logger)
-            for try await _ in rows {}
-            return true
-        } catch {
-            return false
+    /// Whether the database answers within `deadline` (`/healthz`, `nbgw_cloud_database_up`).
+    ///
+    /// Why a deadline: with PostgreSQL down the pool queues the query until it can connect again
+    /// (about 68 s before it gives up), so an unbounded check answered nothing: a load balancer's
+    /// check timed out instead of seeing 503, and a metrics scrape lost every metric while the
+    /// database was down. Why 1 s: under the 2 s check timeout of haproxy in tools/fleet-demo.sh,
+    /// while `SELECT 1` takes milliseconds. A query still waiting for a connection is cancelled.
+    public func ping(within deadline: Duration = .seconds(1)) async -> Bool {
+        let (client, logger) = (self.client, self.logger)
+        return await withTaskGroup(of: Bool?.self) { group in
+            group.addTask {
+                do {
+                    _ = try await client.withConnection { connection in
+                        try await connection.first("SELECT 1", as: Int.self, logger: logger)
+                    }
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: deadline)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? false
         }
     }
 }

@@ -30,22 +30,45 @@ final class FleetFixture: @unchecked Sendable {
         self.directory = directory
     }
 
-    /// A migrated database with tenant `acme`, and `nodes` nodes serving it.
+    /// A migrated database with tenant `acme`, and `nodes` nodes serving it; on the process's
+    /// cluster unless `postgres` is given (``withPrivateCluster(durable:nodes:_:)``).
     static func with<T>(
         nodes: Int = 1,
         serveArguments: [String] = ["--tenant-rate", "0"],
+        postgres: TestPostgres? = nil,
         _ body: (FleetFixture) async throws -> T
     ) async throws -> T {
-        let postgres = try await TestPostgres.cluster()
+        let cluster: TestPostgres
+        if let postgres { cluster = postgres } else { cluster = try await TestPostgres.cluster() }
         let directory = URL(fileURLWithPath: "/tmp/nbgw-fleet-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let fixture = FleetFixture(postgres: postgres, databaseURL: try await postgres.makeDatabase(), directory: directory)
+        let databaseURL = try await cluster.makeDatabase()
+        let fixture = FleetFixture(postgres: cluster, databaseURL: databaseURL, directory: directory)
         do {
             let result = try await fixture.setUp(nodes: nodes, serveArguments: serveArguments, body)
             await fixture.tearDown()
             return result
         } catch {
             await fixture.tearDown()
+            throw error
+        }
+    }
+
+    /// ``with(nodes:serveArguments:postgres:_:)`` on a PostgreSQL cluster of this test's own, removed
+    /// after: for a test that stops or crashes the server, or holds transactions open (the
+    /// process's cluster is shared by the tests running in parallel).
+    static func withPrivateCluster<T>(
+        durable: Bool,
+        nodes: Int = 1,
+        _ body: (FleetFixture) async throws -> T
+    ) async throws -> T {
+        let postgres = try await TestPostgres.privateCluster(durable: durable)
+        do {
+            let result = try await with(nodes: nodes, postgres: postgres, body)
+            await postgres.remove()
+            return result
+        } catch {
+            await postgres.remove()
             throw error
         }
     }
@@ -124,22 +147,49 @@ final class FleetFixture: @unchecked Sendable {
         guard let value = Int(text) else { throw TestPostgresError("\(query) gave \(text.debugDescription)") }
         return value
     }
+
+    /// Asks `condition` every `interval` until it holds; returns how long that took, or throws
+    /// naming `what` when `deadline` passes first.
+    @discardableResult
+    static func waitUntil(
+        _ what: String,
+        within deadline: Duration,
+        every interval: Duration = .milliseconds(50),
+        _ condition: () async throws -> Bool
+    ) async throws -> Duration {
+        let start = ContinuousClock.now
+        while true {
+            if try await condition() { return ContinuousClock.now - start }
+            guard ContinuousClock.now - start < deadline else {
+                throw TestPostgresError("\(what): not after \(deadline)")
+            }
+            try await Task.sleep(for: interval)
+        }
+    }
 }
 
 /// One `nbgw-cloud serve` process.
 final class FleetNodeProcess: Sendable {
     let child: ChildProcess
     let port: Int
+    private let errorLog = FleetNodeLog()
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// What the node logged so far (standard error, its last 256 KiB).
+    var log: String { errorLog.text }
 
     /// Starts a node and reads its first line (blocks: call it off the cooperative pool).
     init(binary: String, arguments: [String], environment: [String: String]) throws {
         child = try ChildProcess(binary, arguments, environment: environment)
         // Its log goes to standard error: drained on a thread so that it never blocks the node.
-        let errors = child.errors
+        let (errors, errorLog) = (child.errors, errorLog)
         Thread.detachNewThread {
-            while !errors.availableData.isEmpty {}
+            while true {
+                let data = errors.availableData
+                if data.isEmpty { break }
+                errorLog.append(data)
+            }
         }
         // The node prints one line once it listens; anything else first is a failure to start.
         var line = Data()
@@ -159,6 +209,26 @@ final class FleetNodeProcess: Sendable {
         self.port = port
     }
 
+    /// `GET /healthz` through curl: the HTTP status, 0 when no answer came within `timeout`.
+    func healthz(timeout: Duration = .seconds(2)) async -> Int {
+        let (_, output, _) = await TestPostgres.run(
+            "/usr/bin/curl",
+            [
+                "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "\(timeout.components.seconds)",
+                baseURL + "/healthz",
+            ]
+        )
+        return Int(output) ?? 0
+    }
+
+    /// Whether the process is stopped (SIGSTOP): its state in /proc is `T`.
+    var isStopped: Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(child.pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return false }
+        return stat[stat.index(close, offsetBy: 2)...].hasPrefix("T")
+    }
+
     /// SIGTERM, then waits: the node's graceful stop; its exit status.
     func stop() async -> Int32 {
         child.signal(SIGTERM)
@@ -171,5 +241,25 @@ final class FleetNodeProcess: Sendable {
         child.signal(SIGKILL)
         let child = self.child
         _ = await TestPostgres.offPool { child.wait() }
+    }
+}
+
+/// A node's standard error as it came, its last 256 KiB.
+final class FleetNodeLog: @unchecked Sendable {
+    // Sendable: `data` only under `lock`.
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ more: Data) {
+        lock.lock()
+        defer { lock.unlock() }
+        data.append(more)
+        if data.count > 256 * 1024 { data.removeFirst(data.count - 256 * 1024) }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
     }
 }

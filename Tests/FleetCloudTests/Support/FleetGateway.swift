@@ -4,6 +4,7 @@ import Foundation
 import NBGWCore
 import Provisioning
 import Registry
+import Synchronization
 import TuyaCloud
 
 /// A gateway as `nbgwd` runs one against a cloud: its own SQLite store, its own credentials,
@@ -14,6 +15,10 @@ final class FleetGateway: Sendable {
     let http: HTTPCloud
     let registrar: DeviceRegistrar
     let bindings: BindingService
+    let credentials: CloudCredentials
+    let retries: RetryPolicy?
+    /// Adapters for other nodes (``adapter(at:)``), shut down with this gateway.
+    private let adapters = Mutex<[HTTPCloud]>([])
 
     init(
         name: String,
@@ -23,7 +28,27 @@ final class FleetGateway: Sendable {
         retries: RetryPolicy? = nil
     ) throws {
         self.name = name
+        self.credentials = credentials
+        self.retries = retries
         registry = try Registry(path: directory.appendingPathComponent("\(name).sqlite").path)
+        http = try FleetGateway.adapter(baseURL: baseURL, credentials: credentials, retries: retries)
+        registrar = DeviceRegistrar(cloud: http, registry: registry)
+        bindings = BindingService(cloud: http, registry: registry, cloudWait: .seconds(30))
+    }
+
+    /// This gateway's HTTP adapter (its credentials and retries) for another node: what a
+    /// gateway behind a load balancer reaches when its first node stops answering.
+    func adapter(at baseURL: String) throws -> HTTPCloud {
+        let adapter = try FleetGateway.adapter(baseURL: baseURL, credentials: credentials, retries: retries)
+        adapters.withLock { $0.append(adapter) }
+        return adapter
+    }
+
+    private static func adapter(
+        baseURL: String,
+        credentials: CloudCredentials,
+        retries: RetryPolicy?
+    ) throws -> HTTPCloud {
         var configuration = try CloudConfiguration(
             baseURL: baseURL,
             credentials: credentials,
@@ -31,12 +56,10 @@ final class FleetGateway: Sendable {
             requestTimeout: .seconds(20)
         )
         if let retries { configuration.retryPolicy = retries }
-        http = HTTPCloud(
+        return HTTPCloud(
             configuration: configuration,
             transport: AsyncHTTPClientTransport(connectTimeout: configuration.connectTimeout)
         )
-        registrar = DeviceRegistrar(cloud: http, registry: registry)
-        bindings = BindingService(cloud: http, registry: registry, cloudWait: .seconds(30))
     }
 
     /// An owner account with one home, both named after `account`.
@@ -55,16 +78,32 @@ final class FleetGateway: Sendable {
         await OutboxDrainer(registry: registry, cloud: http, owner: name).drain()
     }
 
-    /// Drains until no row is pending or in flight, with retries 50 ms to 1 s apart (a gateway's
-    /// own backoff starts at 30 s); false when `deadline` passes first.
-    func drainUntilSettled(within deadline: Duration) async throws -> Bool {
-        let sender = OutboxSender(
+    /// A sender whose rows are retried 50 ms to 1 s apart (a gateway's own backoff starts at
+    /// 30 s) and leased for `lease`, through `cloud` (this gateway's adapter by default), as lease
+    /// owner `owner` (the gateway's name by default; another sender of the same store needs its own).
+    func fastSender(
+        via cloud: HTTPCloud? = nil,
+        owner: String? = nil,
+        lease: Duration = .seconds(2)
+    ) -> OutboxSender {
+        OutboxSender(
             registry: registry,
-            cloud: http,
-            owner: name,
-            lease: .seconds(2),
+            cloud: cloud ?? http,
+            owner: owner ?? name,
+            lease: lease,
             backoff: RetryPolicy(maxAttempts: .max, initialDelay: .milliseconds(50), maximumDelay: .seconds(1))
         )
+    }
+
+    /// Drains until no row is pending or in flight, with ``fastSender(via:owner:lease:)``; false
+    /// when `deadline` passes first.
+    func drainUntilSettled(
+        within deadline: Duration,
+        via cloud: HTTPCloud? = nil,
+        owner: String? = nil,
+        lease: Duration = .seconds(2)
+    ) async throws -> Bool {
+        let sender = fastSender(via: cloud, owner: owner, lease: lease)
         let end = ContinuousClock.now.advanced(by: deadline)
         while ContinuousClock.now < end {
             _ = await OutboxDrainer(sender: sender).drain()
@@ -75,7 +114,10 @@ final class FleetGateway: Sendable {
         return false
     }
 
-    func shutdown() async { await http.shutdown() }
+    func shutdown() async {
+        await http.shutdown()
+        for adapter in adapters.withLock({ $0 }) { await adapter.shutdown() }
+    }
 }
 
 /// Luhn-valid IMEIs from a 14-digit base.

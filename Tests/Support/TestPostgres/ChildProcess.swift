@@ -12,8 +12,10 @@ import Glibc
 /// these children: `waitUntilExit` hung with the child a zombie (seen on the first runs of the
 /// fleet tests, on a detached thread too). `waitpid` has no such dependency.
 public final class ChildProcess: @unchecked Sendable {
-    // Sendable: `pid` is set once; the descriptors are read by one caller.
+    // Sendable: `pid` is set once; the descriptors are read by one caller; `reaped` under `lock`.
     public let pid: pid_t
+    private let lock = NSLock()
+    private var reaped = false
     /// The read ends of the child's standard output and standard error.
     public let output: FileHandle
     public let errors: FileHandle
@@ -55,9 +57,18 @@ public final class ChildProcess: @unchecked Sendable {
     public func wait() -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        lock.lock()
+        reaped = true
+        lock.unlock()
         let signal = status & 0x7F
         return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
     }
 
-    public func signal(_ number: Int32) { kill(pid, number) }
+    /// Sends `number` to the child; nothing once it has been waited for (its pid may be another
+    /// process's by then).
+    public func signal(_ number: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        if !reaped { kill(pid, number) }
+    }
 }

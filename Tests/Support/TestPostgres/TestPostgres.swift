@@ -3,7 +3,8 @@ import Foundation
 /// A private PostgreSQL 15 cluster for the tests of one process, started once by
 /// `tools/pg-cluster.sh` in a temporary directory (as an unprivileged user: no root service, no
 /// Docker) and removed when the process exits. Each test takes a database of its own
-/// (``makeDatabase()``), so suites run in parallel without seeing each other's rows.
+/// (``makeDatabase()``), so suites run in parallel without seeing each other's rows. A test that
+/// stops or crashes the server takes a cluster of its own (``privateCluster(durable:)``).
 public final class TestPostgres: Sendable {
     /// `postgresql://nbgw@127.0.0.1:PORT/nbgw`, without the password.
     public let url: String
@@ -29,15 +30,36 @@ public final class TestPostgres: Sendable {
         self.root = root
     }
 
-    private static func start() throws(TestPostgresError) -> TestPostgres {
+    /// A cluster of its own, for one test that stops, crashes or restarts PostgreSQL, or holds
+    /// transactions open for long: the process's cluster (``cluster()``) is shared by every test
+    /// of the process, running in parallel, which such a test would break (an open write
+    /// transaction also holds back every database's event stream: xids are cluster-wide). In a
+    /// new directory, on a port of its own kept across ``stop(immediate:)`` and ``restart()``.
+    /// Remove it with ``remove()`` when the test ends (else when the process exits).
+    ///
+    /// - Parameter durable: fsync and synchronous_commit on, so that a commit PostgreSQL
+    ///   acknowledged survives a crash of the server (`stop(immediate: true)`); else `--fast`
+    ///   (an acknowledged commit may be lost in a crash: `synchronous_commit = off`).
+    public static func privateCluster(durable: Bool = false) async throws -> TestPostgres {
+        try await TestPostgres.offPool { try TestPostgres.start(fast: !durable) }
+    }
+
+    /// Stops the server and deletes its directory (a cluster from ``privateCluster(durable:)``).
+    public func remove() async {
+        let script = root.appendingPathComponent("tools/pg-cluster.sh").path
+        _ = await TestPostgres.run(script, ["remove", directory])
+        TestPostgresCleanup.forget(directory)
+    }
+
+    private static func start(fast: Bool = true) throws(TestPostgresError) -> TestPostgres {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         // Short: the server's Unix socket lives inside and socket paths are limited to 107 bytes.
         let directory = "/tmp/nbgw-pg-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let (status, output, errors) = runBlocking(
-            root.appendingPathComponent("tools/pg-cluster.sh").path,
-            ["start", directory, "--fast"]
-        )
+        let script = root.appendingPathComponent("tools/pg-cluster.sh").path
+        let (status, output, errors) = runBlocking(script, ["start", directory] + (fast ? ["--fast"] : []))
+        // Registered even when the start failed: pg-cluster.sh may have left a directory behind.
+        TestPostgresCleanup.register(script: script, directory: directory)
         guard status == 0 else {
             throw TestPostgresError("tools/pg-cluster.sh start failed (\(status)): \(errors)\(output)")
         }
@@ -45,7 +67,6 @@ public final class TestPostgres: Sendable {
         guard let password = try? String(contentsOfFile: directory + "/password", encoding: .utf8) else {
             throw TestPostgresError("the cluster in \(directory) has no password file")
         }
-        TestPostgresCleanup.register(script: root.appendingPathComponent("tools/pg-cluster.sh").path, directory: directory)
         return TestPostgres(
             url: url,
             password: password.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -140,18 +161,37 @@ public struct TestPostgresError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-/// Removes the cluster when the test process exits (the server is a process of its own and would
-/// outlive it).
+/// Removes the clusters still there when the test process exits (a server is a process of its
+/// own and would outlive it): the process's cluster, and any private one a test did not remove.
 enum TestPostgresCleanup {
-    nonisolated(unsafe) static var script = ""
-    nonisolated(unsafe) static var directory = ""
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var script = ""
+    nonisolated(unsafe) private static var directories: [String] = []
 
     static func register(script: String, directory: String) {
-        Self.script = script
-        Self.directory = directory
-        atexit {
-            _ = TestPostgres.runBlocking(TestPostgresCleanup.script, ["remove", TestPostgresCleanup.directory])
+        lock.lock()
+        defer { lock.unlock() }
+        if Self.script.isEmpty {
+            atexit {
+                for directory in TestPostgresCleanup.remaining() {
+                    _ = TestPostgres.runBlocking(TestPostgresCleanup.script, ["remove", directory])
+                }
+            }
         }
+        Self.script = script
+        directories.append(directory)
+    }
+
+    static func forget(_ directory: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        directories.removeAll { $0 == directory }
+    }
+
+    private static func remaining() -> [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return directories
     }
 }
 
