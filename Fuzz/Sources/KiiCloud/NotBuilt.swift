@@ -31,7 +31,9 @@ public final class KiiCloud: CloudService {
         Self.notBuilt()
     }
 
-    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID {
+    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
+    {
         Self.notBuilt()
     }
 

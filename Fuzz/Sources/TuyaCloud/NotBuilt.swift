@@ -17,6 +17,7 @@
 import Cloud
 import DeviceIdentity
 import Logging
+import NBGWCore
 import Pairing
 
 public final class HTTPCloud: CloudService {
@@ -36,7 +37,9 @@ public final class HTTPCloud: CloudService {
         Self.notBuilt()
     }
 
-    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure) -> DeviceID {
+    public func resolveLabel(_ label: LabelReference, attempt: CloudAttempt) async throws(CloudFailure)
+        -> CloudResolvedLabel
+    {
         Self.notBuilt()
     }
 
@@ -58,5 +61,19 @@ public final class HTTPCloud: CloudService {
 public struct TuyaSigner: Sendable {
     public init(clientID: String, secret: String) {
         fatalError("Fuzz/: TuyaSigner is not built in the fuzz package (Fuzz/Sources/TuyaCloud/NotBuilt.swift)")
+    }
+}
+
+/// `ca_file`'s certificates are parsed by NIOSSL, which this package does not build (see above).
+/// The reader's `check` may meet a `ca_file` key: it gets a refusal, a normal outcome for a
+/// config under test, never a certificate this stand-in did not read.
+public struct CloudTrustedAuthorities: Sendable, Equatable {
+    public let path: String
+
+    public static func load(_ path: String) throws(NBGWError) -> CloudTrustedAuthorities {
+        throw NBGWError(
+            .invalidArgument,
+            "cloud CA file \(path): not read in the fuzz package (Fuzz/Sources/TuyaCloud/NotBuilt.swift)"
+        )
     }
 }
