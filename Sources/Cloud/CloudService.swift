@@ -74,6 +74,12 @@ extension CloudService {
 
     /// One ``send(_:attempt:)`` after another.
     public func send(batch: [CloudBatchItem]) async -> [Result<String, CloudFailure>] {
+        await sendOneByOne(batch)
+    }
+
+    /// One ``send(_:attempt:)`` after another: the default of ``send(batch:)``, and what a cloud
+    /// with a batch endpoint falls back to.
+    public func sendOneByOne(_ batch: [CloudBatchItem]) async -> [Result<String, CloudFailure>] {
         var results: [Result<String, CloudFailure>] = []
         for item in batch {
             do throws(CloudFailure) {

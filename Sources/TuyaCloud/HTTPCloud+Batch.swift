@@ -239,17 +239,4 @@ extension HTTPCloud {
             Array(indices[$0..<min($0 + CloudAPI.batchLimit, indices.count)])
         }
     }
-
-    /// The protocol's default: one ``send(_:attempt:)`` after another.
-    func sendOneByOne(_ items: [CloudBatchItem]) async -> [Result<String, CloudFailure>] {
-        var results: [Result<String, CloudFailure>] = []
-        for item in items {
-            do throws(CloudFailure) {
-                results.append(.success(try await send(item.change, attempt: item.attempt)))
-            } catch {
-                results.append(.failure(error))
-            }
-        }
-        return results
-    }
 }
