@@ -42,7 +42,7 @@ public struct CloudServerFailure: Error, Sendable, Equatable {
             TuyaErrorCode.clientIDInvalid, TuyaErrorCode.tokenExpired, TuyaErrorCode.tokenInvalid,
             TuyaErrorCode.tokenStatusInvalid, TuyaErrorCode.requestTimeInvalid, TuyaErrorCode.missingHeader:
             401
-        case TuyaErrorCode.permissionDenied, TuyaErrorCode.homeAccessDenied: 403
+        case TuyaErrorCode.permissionDenied, TuyaErrorCode.homeAccessDenied, TuyaErrorCode.deviceFrozen: 403
         case TuyaErrorCode.uriPathInvalid, TuyaErrorCode.deviceNotExist, TuyaErrorCode.qrNotRecognized,
             TuyaErrorCode.pairingTokenInvalid, TuyaErrorCode.deviceNotBound, TuyaErrorCode.dataNotExist:
             404
@@ -60,5 +60,21 @@ extension CloudServerFailure {
     public static let idempotencyKeyReused = CloudServerFailure(
         TuyaErrorCode.repeatedOperation,
         "repeated operation: idempotency key reused for a different request"
+    )
+}
+
+extension CloudServerFailure {
+    /// A device-management route on a cloud that keeps none (the emulator): as if the path did not
+    /// exist (1108, 404).
+    public static let deviceManagementNotOffered = CloudServerFailure(
+        TuyaErrorCode.uriPathInvalid,
+        "uri path invalid: this cloud keeps no device management (nbgw-cloud does)"
+    )
+
+    /// A device-management change signed by a gateway's credential (1106, 403).
+    public static let operatorsOnly = CloudServerFailure(
+        TuyaErrorCode.permissionDenied,
+        "permission deny: device management changes take an operator's credential "
+            + "(nbgw-cloud operators add --tenant T NAME)"
     )
 }

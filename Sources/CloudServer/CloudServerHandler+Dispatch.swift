@@ -5,18 +5,7 @@ import TuyaCloud
 extension CloudServerHandler {
     /// The route template of a request, for logs and metrics (tokens in paths never reach them).
     public static func route(_ request: CloudServerRequest) -> String {
-        let path = request.path
-        let template: String
-        if path.hasPrefix(CloudAPI.tokenPath + "/") {
-            template = CloudAPI.refreshTokenPath("{refresh_token}")
-        } else if path.hasPrefix(CloudAPI.pairingResultPath("")) {
-            template = CloudAPI.pairingResultPath("{token}")
-        } else if path.hasPrefix(CloudAPI.bindingsPath + "/") {
-            template = CloudAPI.bindingPath("{device_id}")
-        } else {
-            template = path
-        }
-        return "\(request.method) \(template)"
+        "\(request.method) \(CloudServerRoutes.template(of: request.path) ?? request.path)"
     }
 
     func dispatch(
@@ -115,6 +104,8 @@ extension CloudServerHandler {
             return await events(request, outcome, principal: principal)
         case ("POST", CloudAPI.batchPath):
             return await batch(request, outcome, principal: principal, now: now)
+        case (_, _) where path.hasPrefix(CloudAPI.devicesPath) || path.hasPrefix(CloudAPI.homesPrefix):
+            return await devices(request, outcome, principal: principal, now: now)
         default:
             // The route table answered 404/405 before dispatch; a route it serves that is missing
             // here is a bug of the handler's.
@@ -138,14 +129,14 @@ extension CloudServerHandler {
         return .success((request.queryValue("last_row_key") ?? "", limit))
     }
 
-    private func failed(_ outcome: Outcome, _ failure: CloudServerFailure) -> Outcome {
+    func failed(_ outcome: Outcome, _ failure: CloudServerFailure) -> Outcome {
         var outcome = outcome
         outcome.failure = failure
         return outcome
     }
 
     /// Runs a read or token call.
-    private func run<Result: Encodable>(
+    func run<Result: Encodable>(
         _ outcome: Outcome,
         _ body: () async throws -> Swift.Result<Result, CloudServerFailure>
     ) async -> Outcome {
@@ -164,7 +155,7 @@ extension CloudServerHandler {
     /// Decodes and checks a state-changing call's body, then has the store apply it behind its
     /// idempotency key: a repeated key with the same request replays the first success; with
     /// another request it is refused (1113).
-    private func mutating<Body: CloudServerBody>(
+    func mutating<Body: CloudServerBody>(
         _ request: CloudServerRequest,
         _ outcome: Outcome,
         principal: CloudPrincipal,

@@ -64,3 +64,11 @@ extension CloudAPI.PairingTokenRequest: CloudServerBody {
 extension CloudAPI.BindRequest: CloudServerBody {
     public static var fields: Set<String> { ["device_id", "asset_id", "uid", "token", "time_zone_id"] }
 }
+
+extension CloudAPI.TransferRequest: CloudServerBody {
+    public static var fields: Set<String> { ["from_uid", "from_home", "to_uid", "to_home", "reason"] }
+}
+
+extension CloudAPI.FreezeRequest: CloudServerBody {
+    public static var fields: Set<String> { ["frozen", "reason"] }
+}

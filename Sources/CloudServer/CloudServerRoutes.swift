@@ -19,6 +19,13 @@ public enum CloudServerRoutes {
         ("DELETE", CloudAPI.bindingPath("{device_id}")),
         ("GET", CloudAPI.eventsPath),
         ("POST", CloudAPI.batchPath),
+        ("GET", CloudAPI.devicesPath),
+        ("GET", CloudAPI.devicePath("{device_id}")),
+        ("DELETE", CloudAPI.devicePath("{device_id}")),
+        ("POST", CloudAPI.deviceTransferPath("{device_id}")),
+        ("POST", CloudAPI.deviceFreezePath("{device_id}")),
+        ("GET", CloudAPI.deviceLogsPath("{device_id}")),
+        ("GET", CloudAPI.homeDevicesPath("{home}")),
     ]
 
     /// What the route table says about `method` on `path`.
@@ -26,6 +33,21 @@ public enum CloudServerRoutes {
         case served
         case notFound
         case methodNotAllowed(allow: [String])
+    }
+
+    /// The template of the route `path` is served by (literal segments preferred), for logs and
+    /// metrics: tokens and ids in paths never reach them. Nil for a path no route has.
+    public static func template(of path: String, in routes: [(method: String, path: String)] = api) -> String? {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        return
+            routes
+            .map(\.path)
+            .filter { template in
+                let parts = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+                return parts.count == segments.count
+                    && zip(parts, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
+            }
+            .min { $0.filter { $0 == "{" }.count < $1.filter { $0 == "{" }.count }
     }
 
     public static func match(

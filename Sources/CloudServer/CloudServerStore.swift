@@ -60,9 +60,47 @@ public protocol CloudServerStore: Sendable {
     /// `.failure` for a cursor it did not issue.
     func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
         -> Result<CloudAPI.EventPage, CloudServerFailure>?
+
+    /// Whether this store keeps device management (the routes under `/v1.0/iot-03/devices` and
+    /// `/v1.0/iot-03/homes`); when false they answer 404 (1108) and ``CloudMutation``'s
+    /// device-management cases are never passed to ``mutate(_:by:idempotency:settings:now:)``.
+    var managesDevices: Bool { get }
+
+    /// The devices bound in `home` of `principal`'s tenant, by device id after `after`; a
+    /// `.failure` (1000) when the tenant has no such home.
+    func devices(_ principal: CloudPrincipal, home: String, after: String, limit: Int) async throws
+        -> Result<CloudAPI.Page<CloudAPI.Device>, CloudServerFailure>
+
+    /// The devices of `principal`'s tenant among `ids`, in the order of `ids` (unknown ones left out).
+    func devices(_ principal: CloudPrincipal, ids: [String]) async throws -> [CloudAPI.Device]
+
+    /// The operation log of a device of `principal`'s tenant, oldest first, after the entry
+    /// numbered `after` (0: from the start); a `.failure` (2010) for a device it does not have.
+    func deviceLog(_ principal: CloudPrincipal, deviceID: String, after: Int64, limit: Int) async throws
+        -> Result<CloudAPI.Page<CloudAPI.Event>, CloudServerFailure>
 }
 
 extension CloudServerStore {
+    /// No device management (the emulator's store).
+    public var managesDevices: Bool { false }
+
+    /// No device management (the emulator's store).
+    public func devices(_ principal: CloudPrincipal, home: String, after: String, limit: Int) async throws
+        -> Result<CloudAPI.Page<CloudAPI.Device>, CloudServerFailure>
+    {
+        .failure(.deviceManagementNotOffered)
+    }
+
+    /// No device management (the emulator's store).
+    public func devices(_ principal: CloudPrincipal, ids: [String]) async throws -> [CloudAPI.Device] { [] }
+
+    /// No device management (the emulator's store).
+    public func deviceLog(_ principal: CloudPrincipal, deviceID: String, after: Int64, limit: Int) async throws
+        -> Result<CloudAPI.Page<CloudAPI.Event>, CloudServerFailure>
+    {
+        .failure(.deviceManagementNotOffered)
+    }
+
     /// No event stream (the emulator's store).
     public func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
         -> Result<CloudAPI.EventPage, CloudServerFailure>?
@@ -79,11 +117,14 @@ public struct CloudPrincipal: Sendable, Hashable {
     public var gateway: String
     /// The client id the request was signed with.
     public var clientID: String
+    /// What the credential may do.
+    public var role: CloudRole
 
-    public init(tenant: String, gateway: String, clientID: String) {
+    public init(tenant: String, gateway: String, clientID: String, role: CloudRole = .gateway) {
         self.tenant = tenant
         self.gateway = gateway
         self.clientID = clientID
+        self.role = role
     }
 }
 
@@ -105,6 +146,10 @@ public enum CloudMutation: Sendable {
     case pairingToken(CloudAPI.PairingTokenRequest)
     case bind(CloudAPI.BindRequest)
     case unbind(deviceID: String)
+    /// Device management (operators only; a store without it refuses with 1108).
+    case transfer(deviceID: String, CloudAPI.TransferRequest)
+    case freeze(deviceID: String, CloudAPI.FreezeRequest)
+    case delete(deviceID: String)
 
     /// The effect's name in logs and metrics.
     public var operation: String {
@@ -113,6 +158,17 @@ public enum CloudMutation: Sendable {
         case .pairingToken: "pairing_token"
         case .bind: "bind"
         case .unbind: "unbind"
+        case .transfer: "transfer"
+        case .freeze(_, let request): request.frozen ? "freeze" : "unfreeze"
+        case .delete: "delete"
+        }
+    }
+
+    /// Whether it is a device-management change, which only an operator may make.
+    public var managesDevices: Bool {
+        switch self {
+        case .register, .pairingToken, .bind, .unbind: false
+        case .transfer, .freeze, .delete: true
         }
     }
 }

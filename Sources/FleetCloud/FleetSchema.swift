@@ -10,9 +10,23 @@ import PostgresNIO
 enum FleetSchema {
     /// The version this build serves. A node refuses to serve a database at another version:
     /// older needs `nbgw-cloud migrate`, newer needs a newer node.
-    static let version = 2
+    static let version = 3
 
-    static let migrations: [(version: Int, sql: String)] = [(1, v1), (2, v2)]
+    static let migrations: [(version: Int, sql: String)] = [(1, v1), (2, v2), (3, v3)]
+
+    /// Device management (docs/fleet.md, "Device management"): operators' credentials beside
+    /// gateways', frozen devices, the events of transfers, freezes and deletes, and the devices of
+    /// a home by index.
+    static let v3 = """
+        ALTER TABLE gateway ADD COLUMN role text NOT NULL DEFAULT 'gateway' CHECK (role IN ('gateway', 'operator'));
+        ALTER TABLE device ADD COLUMN frozen_at bigint;
+        ALTER TABLE device ADD COLUMN frozen_reason text CHECK (char_length(frozen_reason) BETWEEN 1 AND 256);
+        ALTER TABLE device ADD CONSTRAINT device_frozen_check CHECK ((frozen_at IS NULL) = (frozen_reason IS NULL));
+        ALTER TABLE event DROP CONSTRAINT event_kind_check;
+        ALTER TABLE event ADD CONSTRAINT event_kind_check CHECK (kind IN ('registered', 'updated', 'bound', 'unbound',
+            'conflict', 'transferred', 'frozen', 'unfrozen', 'deleted'));
+        CREATE INDEX binding_by_home ON binding (tenant_id, home, device_id);
+        """
 
     /// The event stream's order (docs/fleet.md, "Events"): an event's position is its writing
     /// transaction's id, then its own. Why not the id alone: ids are taken at insert and

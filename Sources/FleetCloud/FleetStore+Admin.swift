@@ -32,10 +32,16 @@ extension FleetStore {
         }
     }
 
-    /// Adds a gateway with a fresh client id and a secret in slot 1.
-    public func addGateway(tenant: String, name: String, now: Int64) async throws -> FleetGatewayCredentials {
+    /// Adds a gateway (or an operator's credential, `role: .operator`: device management) with a
+    /// fresh client id and a secret in slot 1. Both share the tenant's names.
+    public func addGateway(
+        tenant: String,
+        name: String,
+        role: CloudRole = .gateway,
+        now: Int64
+    ) async throws -> FleetGatewayCredentials {
         guard name.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$", options: .regularExpression) != nil else {
-            throw FleetError("gateway name \(name.debugDescription) must be 1 to 63 of A-Z a-z 0-9 . _ -")
+            throw FleetError("\(role.rawValue) name \(name.debugDescription) must be 1 to 63 of A-Z a-z 0-9 . _ -")
         }
         let clientID = CloudServerRules.randomCode(20, alphabet: "abcdefghijklmnopqrstuvwxyz0123456789")
         let secret = CloudServerRules.randomHex(16)
@@ -48,13 +54,16 @@ extension FleetStore {
             }
             let added = try await connection.run(
                 """
-                INSERT INTO gateway (tenant_id, name, client_id, created_at) VALUES (\(tenant), \(name), \(clientID), \(now))
+                INSERT INTO gateway (tenant_id, name, client_id, created_at, role)
+                VALUES (\(tenant), \(name), \(clientID), \(now), \(role.rawValue))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """,
                 logger: logger
             )
             guard added == 1 else {
-                throw FleetError("tenant \(tenant) already has a gateway \(name); rotate its secret instead")
+                throw FleetError(
+                    "tenant \(tenant) already has a gateway or operator \(name); rotate its secret instead"
+                )
             }
             try await connection.run(
                 "INSERT INTO credential (client_id, slot, sealed_secret, created_at) VALUES (\(clientID), 1, \(sealed), \(now))",

@@ -85,6 +85,9 @@ extension FleetStore {
                 case .pairingToken(let request): json = try await FleetStore.createPairingToken(request, context)
                 case .bind(let request): json = try await FleetStore.bind(request, context)
                 case .unbind(let deviceID): json = try await FleetStore.unbind(deviceID, context)
+                case .transfer(let deviceID, let request): json = try await FleetStore.transfer(deviceID, request, context)
+                case .freeze(let deviceID, let request): json = try await FleetStore.freeze(deviceID, request, context)
+                case .delete(let deviceID): json = try await FleetStore.delete(deviceID, context)
                 }
                 if let idempotency {
                     try await connection.run(

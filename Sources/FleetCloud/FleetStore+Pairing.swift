@@ -72,9 +72,9 @@ extension FleetStore {
         // Unknown, and not kept as an outcome: PostgreSQL's text cannot hold it.
         guard !request.deviceID.hasNUL else { throw FleetRollback(CloudServerRules.unknownDevice) }
         guard
-            let deviceTenant = try await connection.first(
-                "SELECT tenant_id FROM device WHERE device_id = \(request.deviceID)",
-                as: String.self,
+            let (deviceTenant, frozenReason) = try await connection.first(
+                "SELECT tenant_id, frozen_reason FROM device WHERE device_id = \(request.deviceID)",
+                as: (String, String?).self,
                 logger: logger
             )
         else { throw refuse(CloudServerRules.unknownDevice) }
@@ -82,6 +82,10 @@ extension FleetStore {
             context.counters.conflict("bound_other_tenant")
             throw refuse(CloudServerRules.alreadyBound(), conflict: true)
         }
+        // Why a read, not a condition on the insert: a freeze never reads bindings, so a bind that
+        // read "not frozen" before a freeze committed is the same as the bind before the freeze
+        // (the device ends bound and frozen): every interleaving has a serial order.
+        if let frozenReason { throw refuse(CloudServerRules.frozen(reason: frozenReason)) }
         // Why a loop: the owner read after a lost insert may have unbound meanwhile; then the
         // insert is tried again (twice is enough: an unbind between two statements is rare).
         for _ in 0..<3 {

@@ -13,11 +13,11 @@ extension FleetStore: CloudServerStore {
         let rows = try await client.withConnection { connection in
             try await connection.all(
                 """
-                SELECT g.tenant_id, g.name, c.sealed_secret FROM gateway g
+                SELECT g.tenant_id, g.name, c.sealed_secret, g.role FROM gateway g
                 JOIN credential c ON c.client_id = g.client_id
                 WHERE g.client_id = \(clientID) ORDER BY c.slot
                 """,
-                as: (String, String, Data).self,
+                as: (String, String, Data, String).self,
                 logger: logger
             )
         }
@@ -26,7 +26,12 @@ extension FleetStore: CloudServerStore {
             try TuyaSigner(clientID: clientID, secret: secrets.unseal(Array(row.2), clientID: clientID))
         }
         let credential = CloudCredential(
-            principal: CloudPrincipal(tenant: first.0, gateway: first.1, clientID: clientID),
+            principal: CloudPrincipal(
+                tenant: first.0,
+                gateway: first.1,
+                clientID: clientID,
+                role: CloudRole(rawValue: first.3) ?? .gateway
+            ),
             signers: signers
         )
         credentialCache.store(credential)

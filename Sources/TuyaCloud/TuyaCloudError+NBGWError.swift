@@ -140,6 +140,12 @@ extension TuyaCloudError {
                 .homeAccessDenied,
                 "the cloud says the home belongs to another account (\(said)); use the home owner's account"
             )
+        case TuyaErrorCode.deviceFrozen:
+            return NBGWError(
+                .permissionDenied,
+                "the cloud says the device is frozen by the fleet's operator (\(said)); it takes no binds until they "
+                    + "unfreeze it (`POST /v1.0/iot-03/devices/{device_id}/freeze`)"
+            )
         case TuyaErrorCode.paramEmpty...TuyaErrorCode.paramIllegal, TuyaErrorCode.repeatedOperation,
             TuyaErrorCode.dataNotExist:
             return NBGWError(

@@ -39,6 +39,8 @@ public enum TuyaErrorCode {
     public static let deviceNotBound = 3005
     /// The home belongs to another account.
     public static let homeAccessDenied = 3006
+    /// The device is frozen by the fleet's operator: binds are refused until it is unfrozen.
+    public static let deviceFrozen = 3007
 
     /// Codes that mean the credentials, the clock or the endpoint are wrong, not the request.
     public static let configurationCodes: Set<Int> = [
@@ -80,6 +82,7 @@ public enum TuyaErrorCode {
         case pairingTokenInvalid: "pairing token invalid"
         case deviceNotBound: "device not bound"
         case homeAccessDenied: "home access denied"
+        case deviceFrozen: "device frozen"
         default: nil
         }
     }

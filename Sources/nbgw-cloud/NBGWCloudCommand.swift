@@ -20,7 +20,7 @@ struct NBGWCloudCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, KeyCommand.self, TenantsCommand.self, GatewaysCommand.self,
-            CredentialsCommand.self, IMEIsCommand.self, PurgeCommand.self,
+            OperatorsCommand.self, CredentialsCommand.self, IMEIsCommand.self, PurgeCommand.self,
         ]
     )
 }
@@ -187,6 +187,36 @@ struct GatewaysCommand: AsyncParsableCommand {
             let (tenant, name) = (self.tenant, self.name)
             let credentials = try await options.withStore(logger: commandLogger()) { store in
                 try await store.addGateway(tenant: tenant, name: name, now: nowMillis())
+            }
+            printCredentials(credentials, json: json)
+        }
+    }
+}
+
+struct OperatorsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "operators",
+        abstract: "Operators' credentials: sign like a gateway, and may also transfer, freeze and delete devices.",
+        discussion: """
+            Device management's changes take an operator's credential; a gateway's is refused with code
+            1106. Rotate and retire an operator's secret with `credentials`, by its name.
+            """,
+        subcommands: [Add.self]
+    )
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Adds an operator's credential and prints its client id and secret, once."
+        )
+        @OptionGroup var options: DatabaseOptions
+        @Option(help: "The operator's tenant.") var tenant: String
+        @Argument(help: "The operator's name within its tenant (shares names with gateways).") var name: String
+        @Flag(help: "Print the credentials as JSON.") var json = false
+
+        func run() async throws {
+            let (tenant, name) = (self.tenant, self.name)
+            let credentials = try await options.withStore(logger: commandLogger()) { store in
+                try await store.addGateway(tenant: tenant, name: name, role: .operator, now: nowMillis())
             }
             printCredentials(credentials, json: json)
         }

@@ -369,8 +369,8 @@ def fleet(args: argparse.Namespace, work: pathlib.Path) -> int:
         cloud_command("migrate")
         cloud_command("tenants", "add", "contract")
 
-        def gateway(name: str) -> tuple[str, str]:
-            printed = json.loads(cloud_command("gateways", "add", "--tenant", "contract", "--key-file", str(key), "--json", name))
+        def gateway(name: str, kind: str = "gateways") -> tuple[str, str]:
+            printed = json.loads(cloud_command(kind, "add", "--tenant", "contract", "--key-file", str(key), "--json", name))
             return printed["client_id"], printed["secret"]
 
         server = Server(
@@ -383,7 +383,8 @@ def fleet(args: argparse.Namespace, work: pathlib.Path) -> int:
         status = 0
         try:
             url = "http://" + server.first_line().strip().rsplit(" ", 1)[-1]
-            client_id, secret = gateway("schemathesis")
+            # An operator's credential: it signs every call a gateway's does, and device management's changes.
+            client_id, secret = gateway("schemathesis", "operators")
             signing = dict(env, NBGW_CLOUD_CLIENT_ID=client_id, NBGW_CLOUD_SECRET=secret)
             modules = seed_cloud(url, signing)
             config = cloud_config(args, work, "fleet", modules)
@@ -392,9 +393,15 @@ def fleet(args: argparse.Namespace, work: pathlib.Path) -> int:
                 args.venv, "cloud-api.yaml", url, config, signing, ["--exclude-path-regex", "^/admin/", *prefer, *args.extra]
             )
             client_id, secret = gateway("sdk")
+            operator_id, operator_secret = gateway("sdk-ops", "operators")
             result = subprocess.run(
                 [str(args.venv / "bin" / "python"), str(HERE / "sdk_flow.py"), url, client_id],
-                env=dict(env, NBGW_CLOUD_SECRET=secret),
+                env=dict(
+                    env,
+                    NBGW_CLOUD_SECRET=secret,
+                    NBGW_CLOUD_OPERATOR_ID=operator_id,
+                    NBGW_CLOUD_OPERATOR_SECRET=operator_secret,
+                ),
             )
             status |= 0 if result.returncode == 0 else 1
         finally:

@@ -9,7 +9,10 @@ its own error logging). tools/contract/run.py starts the server and runs this sc
     NBGW_CLOUD_SECRET=… sdk_flow.py URL CLIENT_ID
 
 Steps: token, register a module, parse its label, a pairing token, bind, pairing result, unbind,
-and a client with a wrong secret, which must read code 1004. Exit 0 when every step answered as
+and a client with a wrong secret, which must read code 1004. With NBGW_CLOUD_OPERATOR_ID and
+NBGW_CLOUD_OPERATOR_SECRET (an operator's credential of nbgw-cloud), a back-office script's device
+management with the same SDK too: details one and in bulk, transfer, freeze, the operation log,
+unfreeze; and the gateway's credential refused a change (1106). Exit 0 when every step answered as
 docs/cloud-api.yaml says, 1 otherwise, naming the step and the answer.
 """
 
@@ -73,6 +76,9 @@ def run(url: str, client_id: str, secret: str) -> None:
         api.get(f"/v1.1/iot-03/device-registration/tokens/{token}"),
         lambda a: succeeded(a) and [d["device_id"] for d in a["result"]["success_devices"]] == [device],
     )
+    operator = (os.environ.get("NBGW_CLOUD_OPERATOR_ID"), os.environ.get("NBGW_CLOUD_OPERATOR_SECRET"))
+    if operator[0] and operator[1]:
+        manage(TuyaOpenAPI(url, operator[0], operator[1]), api, device)
     expect(
         "bind again with the spent token",
         api.post(
@@ -88,6 +94,55 @@ def run(url: str, client_id: str, secret: str) -> None:
     )
     wrong = TuyaOpenAPI(url, client_id, secret + "-wrong")
     expect("a wrong secret", wrong.connect(), lambda a: a.get("success") is False and a.get("code") == 1004)
+
+
+def manage(ops: TuyaOpenAPI, gateway: TuyaOpenAPI, device: str) -> None:
+    """Device management as a back-office script does it with the SDK (nbgw-cloud only)."""
+    expect("operator token", ops.connect(), succeeded)
+    expect(
+        "device details",
+        ops.get(f"/v1.0/iot-03/devices/{device}"),
+        lambda a: succeeded(a) and a["result"].get("binding", {}).get("uid") == "alice",
+    )
+    expect(
+        "device details in bulk",
+        ops.get("/v1.0/iot-03/devices", {"device_ids": f"{device},nb-nosuch"}),
+        lambda a: succeeded(a) and [d["device_id"] for d in a["result"]["list"]] == [device]
+        and a["result"]["missing"] == ["nb-nosuch"],
+    )
+    move = {"from_uid": "alice", "from_home": "lab", "to_uid": "bob", "to_home": "den", "reason": "sold, ticket 7"}
+    expect(
+        "a gateway may not transfer",
+        gateway.post(f"/v1.0/iot-03/devices/{device}/transfer", move),
+        lambda a: a.get("success") is False and a.get("code") == 1106,
+    )
+    expect(
+        "transfer",
+        ops.post(f"/v1.0/iot-03/devices/{device}/transfer", move),
+        lambda a: succeeded(a) and a["result"]["status"] == "transferred"
+        and a["result"]["device"]["binding"]["home"] == "den",
+    )
+    expect(
+        "devices of the new home",
+        ops.get("/v1.0/iot-03/homes/den/devices"),
+        lambda a: succeeded(a) and [d["device_id"] for d in a["result"]["list"]] == [device],
+    )
+    expect(
+        "freeze",
+        ops.post(f"/v1.0/iot-03/devices/{device}/freeze", {"frozen": True, "reason": "RMA 42"}),
+        lambda a: succeeded(a) and a["result"]["status"] == "frozen",
+    )
+    expect(
+        "unfreeze",
+        ops.post(f"/v1.0/iot-03/devices/{device}/freeze", {"frozen": False, "reason": "repaired"}),
+        lambda a: succeeded(a) and a["result"]["status"] == "unfrozen",
+    )
+    expect(
+        "operation log",
+        ops.get(f"/v1.0/iot-03/devices/{device}/logs"),
+        lambda a: succeeded(a)
+        and [e["type"] for e in a["result"]["list"]] == ["registered", "bound", "transferred", "frozen", "unfrozen"],
+    )
 
 
 def main() -> int:

@@ -111,7 +111,16 @@ final class FleetFixture: @unchecked Sendable {
 
     /// A new gateway of `tenant` and its credentials (`gateways add --json`).
     func addGateway(_ name: String, tenant: String = "acme") async throws -> CloudCredentials {
-        let output = try await cloudSucceeds(["gateways", "add", "--tenant", tenant, "--key-file", keyFile, "--json", name])
+        try await addCredential("gateways", name, tenant: tenant)
+    }
+
+    /// A new operator of `tenant` and its credentials (`operators add --json`): device management.
+    func addOperator(_ name: String, tenant: String = "acme") async throws -> CloudCredentials {
+        try await addCredential("operators", name, tenant: tenant)
+    }
+
+    private func addCredential(_ kind: String, _ name: String, tenant: String) async throws -> CloudCredentials {
+        let output = try await cloudSucceeds([kind, "add", "--tenant", tenant, "--key-file", keyFile, "--json", name])
         struct Printed: Decodable {
             var client_id: String
             var secret: String

@@ -87,6 +87,9 @@ extension EmulatorStore: CloudServerStore {
                 case .failure(let failure): return .failure(failure)
                 case .success(let result): json = try CloudJSON.string(result)
                 }
+            case .transfer, .freeze, .delete:
+                // The handler never sends them here (managesDevices is false); refused all the same.
+                return .failure(.deviceManagementNotOffered)
             }
             if let idempotency {
                 try EmulatorStore.remember(
