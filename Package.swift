@@ -220,6 +220,8 @@ let package = Package(
             dependencies: [
                 "FleetCloud", "CloudServer", "NBGWCore", "ServerSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -473,7 +475,7 @@ let package = Package(
         .testTarget(
             name: "FleetCloudTests",
             dependencies: [
-                "FleetCloud", "nbgw-cloud", "TuyaCloud", "Cloud", "Provisioning", "Registry", "NBGWCore",
+                "FleetCloud", "nbgw-cloud", "CloudServer", "TuyaCloud", "Cloud", "Provisioning", "Registry", "NBGWCore",
                 "DeviceIdentity", "TestPostgres", "TestCertificates",
             ]
         ),

@@ -13,15 +13,20 @@
 # registered beforehand (so a few find their device taken: counted as conflicts, answered all the
 # same). PostgreSQL runs with fsync on (tools/pg-cluster.sh without --fast) in a private cluster.
 #
-#   tools/bench-cloud.sh                 SECONDS_RUN=15 CLIENTS=16 NODE_CPU=0.5 DEVICES=200000
+#   tools/bench-cloud.sh                 SECONDS_RUN=15 CLIENTS=32 NODE_CPU=0.5 DEVICES=200000
+#                                        NODE_THREADS (default: NODE_CPU rounded up)
+#                                        HALF_RATE (the open loop's rate; default: half the peak)
 #
 # Prints one line per run and a summary; the release build comes first (5-6 minutes the first time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 run_seconds=${SECONDS_RUN:-15}
-clients=${CLIENTS:-16}
+clients=${CLIENTS:-32}
 node_cpu=${NODE_CPU:-0.5}
 devices=${DEVICES:-200000}
+# A node's event-loop threads: as many as the cores its cap gives it. NIO counts a cgroup's quota
+# by itself, but the cap is put on a running node here, after NIO counted.
+node_threads=${NODE_THREADS:-$(awk -v share="$node_cpu" 'BEGIN { t = int(share); if (t < share) t++; if (t < 1) t = 1; print t }')}
 
 swift build -c release --product nbgw-cloud >&2
 swift build -c release --product nbgw-cloud-load >&2
@@ -91,7 +96,7 @@ cap() {
 start_node() {
     local name=$1
     local log="$work/$name.log"
-    "$bin/nbgw-cloud" serve --listen 127.0.0.1:0 --key-file "$key" --tenant-rate 0 --database-connections 8 >"$log.out" 2>"$log" &
+    NIO_SINGLETON_GROUP_LOOP_COUNT=$node_threads "$bin/nbgw-cloud" serve --listen 127.0.0.1:0 --key-file "$key" --tenant-rate 0 --database-connections "${DB_CONNECTIONS:-$clients}" >"$log.out" 2>"$log" &
     local pid=$!
     nodes+=("$pid")
     for _ in $(seq 1 100); do
@@ -123,9 +128,13 @@ echo "floor: $floor binds/s" >&2
 read -r pid1 url1 < <(start_node one)
 nodes+=("$pid1") # start_node runs in a subshell: its own list never reaches cleanup
 reset
+# The node's CPU time (user + system, clock ticks) around its closed-loop run: CPU per bind.
+cpu_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat; }
+ticks_before=$(cpu_ticks "$pid1")
 one=$(load "$url1")
+ticks_after=$(cpu_ticks "$pid1")
 echo "one node (capped $node_cpu core): $one" >&2
-half=$(python3 -c "print(round($(field "$one" binds_per_s) / 2, 1))")
+half=${HALF_RATE:-$(python3 -c "print(round($(field "$one" binds_per_s) / 2, 1))")}
 reset
 one_half=$(load "$url1" --rate "$half")
 echo "one node at half peak ($half/s): $one_half" >&2
@@ -138,11 +147,13 @@ two=$(load "$url1,$url2")
 echo "two nodes (capped $node_cpu core each): $two" >&2
 rss_two=$(awk '/VmHWM/ {print $2}' /proc/"$pid2"/status)
 
-python3 - "$floor" "$one" "$one_half" "$two" "$rss_one" "$rss_two" "$node_cpu" <<'EOF'
+python3 - "$floor" "$one" "$one_half" "$two" "$rss_one" "$rss_two" "$node_cpu" "$((ticks_after - ticks_before))" "$(getconf CLK_TCK)" <<'EOF'
 import json, sys
 floor = float(sys.argv[1]); one = json.loads(sys.argv[2]); half = json.loads(sys.argv[3]); two = json.loads(sys.argv[4])
+cpu_ms = int(sys.argv[8]) * 1000 / int(sys.argv[9])
 print(f"floor (pgbench, same SQL):          {floor:8.1f} binds/s")
 print(f"one node, {sys.argv[7]} core:              {one['binds_per_s']:8.1f} binds/s  = {one['binds_per_s'] / floor:.2f} x floor  (errors {one['errors']})")
+print(f"one node's CPU per bind:            {cpu_ms / one['binds']:.2f} ms ({cpu_ms / 1000 / one['seconds']:.2f} cores busy)")
 print(f"one node at half peak:              p50 {half['p50_ms']} ms, p99 {half['p99_ms']} ms  ({half['binds_per_s']} binds/s, errors {half['errors']})")
 print(f"two nodes, {sys.argv[7]} core each:        {two['binds_per_s']:8.1f} binds/s  = {two['binds_per_s'] / one['binds_per_s']:.2f} x one node  (errors {two['errors']})")
 print(f"node peak RSS:                      {int(sys.argv[5]) / 1024:.1f} MB and {int(sys.argv[6]) / 1024:.1f} MB")

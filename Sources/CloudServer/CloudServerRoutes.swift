@@ -38,16 +38,35 @@ public enum CloudServerRoutes {
     /// The template of the route `path` is served by (literal segments preferred), for logs and
     /// metrics: tokens and ids in paths never reach them. Nil for a path no route has.
     public static func template(of path: String, in routes: [(method: String, path: String)] = api) -> String? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        return
-            routes
-            .map(\.path)
-            .filter { template in
-                let parts = template.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-                return parts.count == segments.count
-                    && zip(parts, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
+        var best: String?
+        var bestPlaceholders = Int.max
+        for route in routes where matches(route.path, path) {
+            let placeholders = route.path.utf8.count { $0 == UInt8(ascii: "{") }
+            if placeholders < bestPlaceholders { (best, bestPlaceholders) = (route.path, placeholders) }
+        }
+        return best
+    }
+
+    /// Whether `path` has the segments of `template`, where `{name}` matches one non-empty segment.
+    /// Why bytes, not `split`: every request asks twice (route and log), and splitting every
+    /// template each time was 5 % of a capped node's CPU under `tools/bench-cloud.sh` (perf).
+    static func matches(_ template: String, _ path: String) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let (t, p) = (template.utf8, path.utf8)
+        var (ti, pi) = (t.startIndex, p.startIndex)
+        while ti < t.endIndex {
+            if t[ti] == UInt8(ascii: "{") {
+                while ti < t.endIndex && t[ti] != slash { ti = t.index(after: ti) }
+                let start = pi
+                while pi < p.endIndex && p[pi] != slash { pi = p.index(after: pi) }
+                if start == pi { return false }
+            } else {
+                guard pi < p.endIndex, t[ti] == p[pi] else { return false }
+                ti = t.index(after: ti)
+                pi = p.index(after: pi)
             }
-            .min { $0.filter { $0 == "{" }.count < $1.filter { $0 == "{" }.count }
+        }
+        return pi == p.endIndex
     }
 
     public static func match(
@@ -55,12 +74,7 @@ public enum CloudServerRoutes {
         path: String,
         in routes: [(method: String, path: String)] = api
     ) -> Match {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let matching = routes.filter { route in
-            let template = route.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-            return template.count == segments.count
-                && zip(template, segments).allSatisfy { $0.hasPrefix("{") ? !$1.isEmpty : $0 == $1 }
-        }
+        let matching = routes.filter { matches($0.path, path) }
         if matching.isEmpty { return .notFound }
         if matching.contains(where: { $0.method == method }) { return .served }
         return .methodNotAllowed(allow: matching.map(\.method))

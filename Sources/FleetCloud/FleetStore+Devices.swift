@@ -167,18 +167,7 @@ extension FleetStore {
             context.connection, context.logger, context.principal.tenant, context.now
         )
         try await ensureDevice(deviceID, context)
-        try await connection.run(
-            """
-            INSERT INTO home (tenant_id, name, owner_uid, created_at) VALUES (\(tenant), \(request.toHome), \(request.toUID), \(now))
-            ON CONFLICT (tenant_id, name) DO NOTHING
-            """,
-            logger: logger
-        )
-        let owner = try await connection.first(
-            "SELECT owner_uid FROM home WHERE tenant_id = \(tenant) AND name = \(request.toHome)",
-            as: String.self,
-            logger: logger
-        )
+        let owner = try await homeOwner(request.toHome, creatingFor: request.toUID, context)
         guard owner == request.toUID else { throw FleetRollback(CloudServerRules.homeOfAnotherAccount) }
         // From where it is to where it is: no move, answered as the same transfer again is.
         let stays = request.fromUID == request.toUID && request.fromHome == request.toHome

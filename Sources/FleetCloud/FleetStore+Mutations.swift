@@ -1,6 +1,7 @@
 import CloudServer
 import Foundation
 import PostgresNIO
+import Synchronization
 import TuyaCloud
 
 extension FleetStore {
@@ -39,15 +40,16 @@ extension FleetStore {
                 if let idempotency {
                     // The claim first: a second request under the same key waits here on the
                     // primary key until this transaction ends, then finds the answer.
-                    let claimed = try await connection.run(
-                        """
-                        INSERT INTO idempotency (client_id, key, request_hash, created_at, expires_at)
-                        VALUES (\(principal.clientID), \(idempotency.key), \(idempotency.requestHash), \(now),
-                            \(now + FleetStore.idempotencyLifetimeMillis))
-                        ON CONFLICT (client_id, key) DO NOTHING RETURNING 1
-                        """,
+                    let claimed = try await connection.prepared(
+                        FleetStatements.ClaimKey(
+                            clientID: principal.clientID,
+                            key: idempotency.key,
+                            requestHash: idempotency.requestHash,
+                            now: now,
+                            expiresAt: now + FleetStore.idempotencyLifetimeMillis
+                        ),
                         logger: logger
-                    )
+                    ).count
                     if claimed == 0 {
                         let stored = try await connection.first(
                             """
@@ -77,7 +79,8 @@ extension FleetStore {
                     settings: settings,
                     now: now,
                     logger: logger,
-                    counters: counters
+                    counters: counters,
+                    answer: FleetStoredAnswer()
                 )
                 let json: String
                 switch mutation {
@@ -89,7 +92,8 @@ extension FleetStore {
                 case .freeze(let deviceID, let request): json = try await FleetStore.freeze(deviceID, request, context)
                 case .delete(let deviceID): json = try await FleetStore.delete(deviceID, context)
                 }
-                if let idempotency {
+                // The hot mutations store their answer in their effect's statement (one round trip less).
+                if let idempotency, !context.answer.stored {
                     try await connection.run(
                         """
                         UPDATE idempotency SET response = \(json)
@@ -148,6 +152,12 @@ struct FleetMutationContext {
     var now: Int64
     var logger: Logger
     var counters: FleetCounters
+    /// Set by a mutation that stored its answer with its effect.
+    var answer: FleetStoredAnswer
+
+    /// The key's answer, as `UPDATE idempotency` needs it in a mutation's own statement: the
+    /// client id and the key (nil: no key, the update matches no row).
+    var answerKey: (client: String, key: String?) { (principal.clientID, key) }
 
     func event(_ kind: String, device: String, detail: String? = nil) async throws {
         try await connection.run(
@@ -157,6 +167,16 @@ struct FleetMutationContext {
             """,
             logger: logger
         )
+    }
+}
+
+/// Whether a mutation stored its idempotency answer itself (in the statement of its effect).
+final class FleetStoredAnswer: Sendable {
+    private let flag = Mutex(false)
+
+    var stored: Bool {
+        get { flag.withLock { $0 } }
+        set { flag.withLock { $0 = newValue } }
     }
 }
 

@@ -10,30 +10,52 @@ extension FleetStore {
         _ context: FleetMutationContext
     ) async throws -> String {
         let (connection, logger, tenant, now) = (context.connection, context.logger, context.principal.tenant, context.now)
-        try await connection.run(
-            """
-            INSERT INTO home (tenant_id, name, owner_uid, created_at) VALUES (\(tenant), \(request.assetID), \(request.uid), \(now))
-            ON CONFLICT (tenant_id, name) DO NOTHING
-            """,
-            logger: logger
-        )
-        let owner = try await connection.first(
-            "SELECT owner_uid FROM home WHERE tenant_id = \(tenant) AND name = \(request.assetID)",
-            as: String.self,
-            logger: logger
-        )
+        let owner = try await homeOwner(request.assetID, creatingFor: request.uid, context)
         guard owner == request.uid else { throw FleetRollback(CloudServerRules.homeOfAnotherAccount) }
         let token = CloudServerRules.mintPairingToken()
         let seconds = max(1, Int(context.settings.pairingTokenLifetime.components.seconds))
-        try await connection.run(
-            """
-            INSERT INTO pairing_token (token, tenant_id, home, uid, created_at, expires_at)
-            VALUES (\(token), \(tenant), \(request.assetID), \(request.uid), \(now), \(now + Int64(seconds) * 1000))
-            """,
+        let json = try CloudJSON.string(
+            CloudAPI.PairingTokenResult(token: token, expireTime: seconds, region: context.settings.region)
+        )
+        // The token and the key's answer in one statement.
+        let (client, key) = context.answerKey
+        _ = try await connection.prepared(
+            FleetStatements.InsertPairingToken(
+                answer: json,
+                clientID: client,
+                key: key,
+                token: token,
+                tenant: tenant,
+                home: request.assetID,
+                uid: request.uid,
+                now: now,
+                expiresAt: now + Int64(seconds) * 1000
+            ),
             logger: logger
         )
-        return try CloudJSON.string(
-            CloudAPI.PairingTokenResult(token: token, expireTime: seconds, region: context.settings.region)
+        context.answer.stored = true
+        return json
+    }
+
+    /// The owner of the tenant's home `home`, created for `uid` when the tenant has none of that
+    /// name: one statement (an insert that may find the home, and the home it found). Why one:
+    /// it is on every pairing token's path, and a round trip is most of a statement's cost
+    /// (docs/fleet.md, "Performance").
+    static func homeOwner(_ home: String, creatingFor uid: String, _ context: FleetMutationContext) async throws
+        -> String?
+    {
+        let (connection, logger, tenant, now) = (context.connection, context.logger, context.principal.tenant, context.now)
+        let owner = try await connection.prepared(
+            FleetStatements.HomeOwner(tenant: tenant, home: home, uid: uid, now: now),
+            logger: logger
+        ).first
+        if let owner { return owner }
+        // The home was created by a transaction that committed while the insert waited on it: the
+        // statement's snapshot is older than that commit, a new statement's is not.
+        return try await connection.first(
+            "SELECT owner_uid FROM home WHERE tenant_id = \(tenant) AND name = \(home)",
+            as: String.self,
+            logger: logger
         )
     }
 
@@ -53,15 +75,19 @@ extension FleetStore {
                 CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: issued for another home or account")
             )
         }
-        let token = try await connection.first(
-            """
-            SELECT home, uid, expires_at, used_at IS NOT NULL FROM pairing_token
-            WHERE token = \(request.token) AND tenant_id = \(principal.tenant)
-            """,
-            as: (String, String, Int64, Bool).self,
-            logger: logger
-        )
-        let state = token.map { CloudServerRules.PairingTokenState(home: $0.0, uid: $0.1, expiresAt: $0.2, used: $0.3) }
+        // The token and the device in one round trip (one row whatever is found); the device's
+        // part is looked at only once the token passed, as the refusals' order says.
+        let deviceKey = request.deviceID.hasNUL ? "" : request.deviceID
+        guard
+            let found = try await connection.prepared(
+                FleetStatements.BindLookup(token: request.token, tenant: principal.tenant, deviceID: deviceKey),
+                logger: logger
+            ).first
+        else { throw FleetError("the bind's lookup returned no row") }
+        var state: CloudServerRules.PairingTokenState?
+        if let home = found.0, let uid = found.1, let expiresAt = found.2, let used = found.3 {
+            state = CloudServerRules.PairingTokenState(home: home, uid: uid, expiresAt: expiresAt, used: used)
+        }
         if let refusal = CloudServerRules.tokenRefusal(state, for: request, now: now) { throw FleetRollback(refusal) }
         func refuse(_ failure: CloudServerFailure, conflict: Bool = false) -> FleetRollback {
             FleetRollback(
@@ -71,13 +97,8 @@ extension FleetStore {
         }
         // Unknown, and not kept as an outcome: PostgreSQL's text cannot hold it.
         guard !request.deviceID.hasNUL else { throw FleetRollback(CloudServerRules.unknownDevice) }
-        guard
-            let (deviceTenant, frozenReason) = try await connection.first(
-                "SELECT tenant_id, frozen_reason FROM device WHERE device_id = \(request.deviceID)",
-                as: (String, String?).self,
-                logger: logger
-            )
-        else { throw refuse(CloudServerRules.unknownDevice) }
+        guard let deviceTenant = found.4 else { throw refuse(CloudServerRules.unknownDevice) }
+        let frozenReason = found.5
         guard deviceTenant == principal.tenant else {
             context.counters.conflict("bound_other_tenant")
             throw refuse(CloudServerRules.alreadyBound(), conflict: true)
@@ -89,44 +110,39 @@ extension FleetStore {
         // Why a loop: the owner read after a lost insert may have unbound meanwhile; then the
         // insert is tried again (twice is enough: an unbind between two statements is rare).
         for _ in 0..<3 {
-            let boundAt = try await connection.first(
-                """
-                INSERT INTO binding (device_id, tenant_id, uid, home, token, gateway, bound_at)
-                VALUES (\(request.deviceID), \(principal.tenant), \(request.uid), \(request.assetID), \(request.token),
-                    \(principal.gateway), \(now))
-                ON CONFLICT (device_id) DO NOTHING RETURNING bound_at
-                """,
-                as: Int64.self,
-                logger: logger
+            // The binding, the token's use, the outcome, the event and the key's answer in one
+            // statement: each later part runs only when the one before it wrote its row (the
+            // binding, then the token). The answer is known before: the binding's time is now.
+            let boundJSON = try CloudJSON.string(
+                CloudAPI.BindResult(deviceID: request.deviceID, status: "bound", boundAt: now)
             )
-            if let boundAt {
-                let used = try await connection.run(
-                    """
-                    UPDATE pairing_token SET used_at = \(now), used_by = \(request.deviceID)
-                    WHERE token = \(request.token) AND used_at IS NULL AND expires_at >= \(now) RETURNING 1
-                    """,
+            guard
+                let (boundAt, used) = try await connection.prepared(
+                    FleetStatements.BindWrite(
+                        deviceID: request.deviceID,
+                        tenant: principal.tenant,
+                        uid: request.uid,
+                        home: request.assetID,
+                        token: request.token,
+                        gateway: principal.gateway,
+                        now: now,
+                        key: context.key,
+                        answer: boundJSON,
+                        clientID: principal.clientID
+                    ),
                     logger: logger
-                )
-                guard used == 1 else {
+                ).first
+            else { throw FleetError("the bind's statement returned no row") }
+            if boundAt != nil {
+                guard used else {
                     // Another bind used the token since it was read: this one did not happen.
                     context.counters.conflict("token_used")
                     throw FleetRollback(
                         CloudServerFailure(TuyaErrorCode.pairingTokenExpired, "pairing token expired: already used")
                     )
                 }
-                try await connection.run(
-                    """
-                    INSERT INTO pairing_outcome (token, device_id, success, error_code, error_msg, at)
-                    VALUES (\(request.token), \(request.deviceID), true, NULL, NULL, \(now))
-                    ON CONFLICT (token, device_id) DO UPDATE
-                    SET success = true, error_code = NULL, error_msg = NULL, at = EXCLUDED.at
-                    """,
-                    logger: logger
-                )
-                try await context.event("bound", device: request.deviceID, detail: request.uid)
-                return try CloudJSON.string(
-                    CloudAPI.BindResult(deviceID: request.deviceID, status: "bound", boundAt: boundAt)
-                )
+                context.answer.stored = true
+                return boundJSON
             }
             guard
                 let owner = try await connection.first(

@@ -119,14 +119,10 @@ extension FleetStore: CloudServerStore {
         let logger = self.logger
         counters.roundTrip()
         let row = try await client.withConnection { connection in
-            try await connection.first(
-                """
-                SELECT expires_at, revoked FROM access_token
-                WHERE access_token = \(accessToken) AND client_id = \(principal.clientID)
-                """,
-                as: (Int64, Bool).self,
+            try await connection.prepared(
+                FleetStatements.AccessToken(accessToken: accessToken, clientID: principal.clientID),
                 logger: logger
-            )
+            ).first
         }
         guard let (expiresAt, revoked) = row else {
             return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid")

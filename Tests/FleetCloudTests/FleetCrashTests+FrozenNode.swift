@@ -13,11 +13,13 @@ import TuyaCloud
 /// nodes' requests on those rows must wait for it, not answer around it, and go on once the
 /// frozen node is killed.
 ///
-/// Freezing a node at that point, deterministically: a bind's transaction claims its key, inserts
-/// the binding, marks the token used, then inserts the pairing outcome. A `psql` session holds
-/// `pairing_outcome` in SHARE mode, so node 1's transaction stops there with the rest written; the
-/// node is frozen while it waits; the session lets go, the insert completes, and the transaction
-/// stays "idle in transaction" behind a client that can no longer send its COMMIT.
+/// Freezing a node at that point, deterministically: a bind's transaction claims its key, reads
+/// the token and the device, then writes the binding, the token's use, the pairing outcome, the
+/// event and the key's answer in one statement, whose last step is the binding's foreign-key check
+/// on the device's row. A `psql` session holds that row, so the statement waits there with every
+/// row written; the node is frozen while it waits; the session lets go, the statement completes,
+/// and the transaction stays "idle in transaction", nothing committed, behind a client that can
+/// no longer send its COMMIT.
 extension FleetCrashTests {
     @Test(
         "A node frozen (SIGSTOP) inside an uncommitted bind: another gateway's bind of that device through the other node waits, then wins once the frozen node is killed"
@@ -55,18 +57,18 @@ extension FleetCrashTests {
             _ = try a.bindQueued(device, account: "alice")
             _ = try b.bindQueued(device, account: "bob")
 
-            let holder = try await Self.holdPairingOutcomes(fleet)
+            let holder = try await Self.holdDevice(device, fleet)
             let first = Task { await OutboxDrainer(sender: a.fastSender()).drain() }
             let backend = try await Self.freezeWhenWaiting(fleet, frozen, holder: holder)
 
             // b's bind of the same device through the other node waits on the frozen binding row.
             let second = Task { await OutboxDrainer(sender: b.fastSender()).drain() }
             try await FleetFixture.waitUntil("b's bind waiting on the frozen transaction", within: .seconds(10)) {
-                try await Self.waitingOn(backend, fleet).hasPrefix("INSERT INTO binding")
+                try await Self.waitingOn(backend, fleet).hasPrefix(Self.bindStatement)
             }
             try await Task.sleep(for: .seconds(2))
             #expect(
-                try await Self.waitingOn(backend, fleet).hasPrefix("INSERT INTO binding"),
+                try await Self.waitingOn(backend, fleet).hasPrefix(Self.bindStatement),
                 "still waiting after 2 s"
             )
             #expect(try Self.bindRow(b).state == .inflight, "b got no answer while the frozen transaction is open")
@@ -139,7 +141,7 @@ extension FleetCrashTests {
             _ = try a.bindQueued(device, account: "alice")
             let key = try Self.bindRow(a).idempotencyKey
 
-            let holder = try await Self.holdPairingOutcomes(fleet)
+            let holder = try await Self.holdDevice(device, fleet)
             let first = Task { await OutboxDrainer(sender: a.fastSender()).drain() }
             let backend = try await Self.freezeWhenWaiting(fleet, frozen, holder: holder)
 
@@ -204,21 +206,29 @@ extension FleetCrashTests {
         try #require(try gateway.registry.outbox.entries(limit: 100).first { $0.operation == .bind })
     }
 
-    /// A `psql` session holding `pairing_outcome` in SHARE mode (for up to 50 s), once it holds it.
-    static func holdPairingOutcomes(_ fleet: FleetFixture) async throws -> Task<Void, Never> {
+    /// A `psql` session holding the device's row (`FOR UPDATE`, for up to 50 s), once it holds it:
+    /// the binding's foreign-key check, at the end of the bind's statement with every row written,
+    /// waits on it. Why a row and not a table: a table lock would stop the statement in its Parse
+    /// (a statement is prepared on a connection's first use), before it wrote anything.
+    static func holdDevice(_ device: String, _ fleet: FleetFixture) async throws -> Task<Void, Never> {
         let holder = Task {
             // Cancelled by freezeWhenWaiting (pg_cancel_backend): psql then fails, as expected.
-            _ = try? await fleet.sql("BEGIN; LOCK TABLE pairing_outcome IN SHARE MODE; SELECT pg_sleep(50); COMMIT")
+            _ = try? await fleet.sql(
+                "BEGIN; SELECT 1 FROM device WHERE device_id = '\(device)' FOR UPDATE; SELECT pg_sleep(50); COMMIT"
+            )
         }
-        try await FleetFixture.waitUntil("psql holding pairing_outcome", within: .seconds(10)) {
+        try await FleetFixture.waitUntil("psql holding the device's row", within: .seconds(10)) {
             try await fleet.count(
-                "SELECT count(*) FROM pg_locks WHERE relation = 'pairing_outcome'::regclass AND mode = 'ShareLock' AND granted"
+                "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'BEGIN; SELECT 1 FROM device%' AND wait_event = 'PgSleep'"
             ) == 1
         }
         return holder
     }
 
-    /// Waits until `node`'s bind transaction waits on the held table, freezes the node, lets the
+    /// How the statement that writes a bind begins (FleetStore's bind, one statement).
+    static let bindStatement = "WITH bound AS ("
+
+    /// Waits until `node`'s bind transaction waits on the held row, freezes the node, lets the
     /// table go and waits until the transaction's insert is done: it is then idle in transaction,
     /// its rows written and uncommitted, behind a frozen client. Returns its backend's pid.
     static func freezeWhenWaiting(
@@ -227,11 +237,11 @@ extension FleetCrashTests {
         holder: Task<Void, Never>
     ) async throws -> Int {
         var backend = 0
-        try await FleetFixture.waitUntil("node \(node.baseURL) waiting on pairing_outcome", within: .seconds(20)) {
+        try await FleetFixture.waitUntil("node \(node.baseURL) waiting on its bind's statement", within: .seconds(20)) {
             let pid = try await fleet.sql(
                 """
                 SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-                AND query LIKE 'INSERT INTO pairing_outcome%'
+                AND query LIKE '\(Self.bindStatement)%'
                 """
             )
             backend = Int(pid) ?? 0
@@ -242,7 +252,7 @@ extension FleetCrashTests {
         _ = try await fleet.sql(
             """
             SELECT pg_cancel_backend(pid) FROM pg_stat_activity
-            WHERE pid <> pg_backend_pid() AND query LIKE 'BEGIN; LOCK TABLE pairing_outcome%'
+            WHERE pid <> pg_backend_pid() AND query LIKE 'BEGIN; SELECT 1 FROM device%'
             """
         )
         await holder.value
