@@ -5,7 +5,8 @@
 # modules, each with its own store, control socket and cloud credentials). Then the story: both
 # register their modules; a label printed at A is scanned at B and binds; the same device scanned
 # at A for another account is refused by the cloud, naming the owner; an event consumer (Tuya's
-# Python SDK, tools/fleet-demo/events.py) prints the stream; a node is killed and haproxy keeps
+# Python SDK, tools/fleet-demo/events.py) prints the stream; the back office freezes and unfreezes
+# the device and prints its log (tools/fleet-demo/devices.py); a node is killed and haproxy keeps
 # serving; everything stops cleanly (also on Ctrl-C or a failure). Runs as root or as an ordinary
 # user. Run tools/setup.sh first (PostgreSQL 15, haproxy, openssl, curl, sqlite3, .build-venv).
 #
@@ -258,9 +259,12 @@ show "nbgw-cloud tenants add ${db_args[*]} $tenant"
 declare -A client_id secret gateway_name
 gateway_name[a]=line-1; gateway_name[b]=line-2; gateway_name[office]=back-office
 for who in a b office; do
-    show "nbgw-cloud gateways add ${db_args[*]} --tenant $tenant ${gateway_name[$who]} --json   # the secret: captured, not shown"
-    credentials="$("$bin/nbgw-cloud" gateways add "${db_args[@]}" --tenant "$tenant" "${gateway_name[$who]}" --json)" ||
-        die "nbgw-cloud gateways add ${gateway_name[$who]} failed (see above)"
+    # The back office signs with an operator's credential: it reads the stream and manages devices.
+    kind=gateways
+    [[ "$who" == office ]] && kind=operators
+    show "nbgw-cloud $kind add ${db_args[*]} --tenant $tenant ${gateway_name[$who]} --json   # the secret: captured, not shown"
+    credentials="$("$bin/nbgw-cloud" "$kind" add "${db_args[@]}" --tenant "$tenant" "${gateway_name[$who]}" --json)" ||
+        die "nbgw-cloud $kind add ${gateway_name[$who]} failed (see above)"
     client_id[$who]="$(json_field client_id <<<"$credentials")"
     secret[$who]="$(json_field secret <<<"$credentials")"
     unset credentials
@@ -589,6 +593,22 @@ gw b unbind "$device" || die "gateway B could not unbind $device"
 consume | tee "$T/events/second.out" || die "the event consumer failed (above)"
 [[ "$(grep -c "^#" "$T/events/second.out")" == 1 ]] && grep -q " unbound device_id=$device" "$T/events/second.out" ||
     die "resumed from its cursor, the consumer should print the unbind alone"
+
+# The back office manages the device (device management, the same SDK and credential).
+devices_args=(--url "$front_url" --client-id "${client_id[office]}")
+[[ "$FRONT_TLS" == 1 ]] && devices_args+=(--ca-file "$T/tls/ca.pem")
+manage() {
+    show "NBGW_CLOUD_SECRET=… tools/fleet-demo/devices.py ${devices_args[*]} $(printf '%q ' "$@")"
+    ( . "$T/events/env" && exec "$venv_python" "$repo/tools/fleet-demo/devices.py" "${devices_args[@]}" "$@" )
+}
+manage show "$device" || die "the back office could not read $device"
+manage freeze "$device" --reason "RMA 42: returned by bob" | tee "$T/events/freeze.out" ||
+    die "the back office could not freeze $device"
+grep -q "^frozen: .*frozen (RMA 42: returned by bob)" "$T/events/freeze.out" || die "$device is not shown frozen"
+manage unfreeze "$device" --reason "repaired" || die "the back office could not unfreeze $device"
+manage log "$device" | tee "$T/events/log.out" || die "the back office could not read the log of $device"
+[[ "$(grep -c "frozen\|unfrozen" "$T/events/log.out")" == 2 ]] ||
+    die "the log of $device should end with its freeze and unfreeze, by ${gateway_name[office]}"
 
 # ---------------------------------------------------------------------------------------------
 bold "# f. A node dies; haproxy keeps serving"
