@@ -101,39 +101,35 @@ public struct OutboxSender: Sendable {
             case .register(let register):
                 return try await sendRegister(entry, register, attempt)
             case .bind(let bind):
-                let change = CloudBindingChange(
-                    action: .bind,
-                    deviceID: bind.deviceID,
-                    account: bind.account,
-                    home: bind.home,
-                    moduleCredential: try local { () throws(NBGWError) in
-                        try registry.directory.moduleCredential(deviceID: bind.deviceID)
-                    },
-                    moduleSecret: try secret(deviceID: bind.deviceID)
-                )
+                let change = try bindingChange(.bind, bind.deviceID, account: bind.account, home: bind.home)
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
             case .unbind(let unbind):
-                let change = CloudBindingChange(
-                    action: .unbind,
-                    deviceID: unbind.deviceID,
-                    account: unbind.account,
-                    home: unbind.home,
-                    moduleCredential: try local { () throws(NBGWError) in
-                        try registry.directory.moduleCredential(deviceID: unbind.deviceID)
-                    },
-                    moduleSecret: try secret(deviceID: unbind.deviceID)
-                )
+                let change = try bindingChange(.unbind, unbind.deviceID, account: unbind.account, home: unbind.home)
                 return try complete(entry, try await cloud.send(change, attempt: attempt))
             }
         } catch {
-            if error.kind == .refused, error.error.code == .storeUnavailable {
-                return .claimLost(error.error)
-            }
-            if error.error.code == .secretsKeyMissing {
-                return leaveForDaemon(entry, error.error)
-            }
-            return settle(entry, error)
+            return failed(entry, error)
         }
+    }
+
+    /// The cloud's binding change of a bind or unbind row, with the module's credential and secret
+    /// from the store: one place for ``process(_:patience:)`` and ``process(batch:patience:)``.
+    private func bindingChange(
+        _ action: CloudBindingChange.Action,
+        _ deviceID: String,
+        account: String?,
+        home: String?
+    ) throws(CloudFailure) -> CloudBindingChange {
+        CloudBindingChange(
+            action: action,
+            deviceID: deviceID,
+            account: account,
+            home: home,
+            moduleCredential: try local { () throws(NBGWError) in
+                try registry.directory.moduleCredential(deviceID: deviceID)
+            },
+            moduleSecret: try secret(deviceID: deviceID)
+        )
     }
 
     /// Sends claimed rows and settles each: registrations one by one (each is recorded in the
@@ -158,27 +154,9 @@ public struct OutboxSender: Sendable {
                     results[index] = await process(entry, patience: patience)
                     continue
                 case .bind(let bind):
-                    change = CloudBindingChange(
-                        action: .bind,
-                        deviceID: bind.deviceID,
-                        account: bind.account,
-                        home: bind.home,
-                        moduleCredential: try local { () throws(NBGWError) in
-                            try registry.directory.moduleCredential(deviceID: bind.deviceID)
-                        },
-                        moduleSecret: try secret(deviceID: bind.deviceID)
-                    )
+                    change = try bindingChange(.bind, bind.deviceID, account: bind.account, home: bind.home)
                 case .unbind(let unbind):
-                    change = CloudBindingChange(
-                        action: .unbind,
-                        deviceID: unbind.deviceID,
-                        account: unbind.account,
-                        home: unbind.home,
-                        moduleCredential: try local { () throws(NBGWError) in
-                            try registry.directory.moduleCredential(deviceID: unbind.deviceID)
-                        },
-                        moduleSecret: try secret(deviceID: unbind.deviceID)
-                    )
+                    change = try bindingChange(.unbind, unbind.deviceID, account: unbind.account, home: unbind.home)
                 }
                 let attempt = CloudAttempt(idempotencyKey: entry.idempotencyKey, patience: patience)
                 changes.append((index, CloudBatchItem(change: change, attempt: attempt)))
