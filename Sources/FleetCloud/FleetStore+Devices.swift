@@ -130,7 +130,7 @@ extension FleetStore {
                 WHERE tenant_id = \(principal.tenant) AND device_id = \(deviceID) AND id > \(after)
                 ORDER BY id LIMIT \(limit + 1)
                 """,
-                as: (String, Int64, String, Int64, String, String, String?).self,
+                as: EventRow.self,
                 logger: logger
             )
             if rows.isEmpty, after == 0 {
@@ -140,16 +140,7 @@ extension FleetStore {
                 )
                 if known == 0 { return .failure(CloudServerRules.unknownDevice) }
             }
-            let list = rows.prefix(limit).map { row in
-                CloudAPI.Event(
-                    cursor: "\(row.0)-\(row.1)",
-                    type: row.2,
-                    at: row.3,
-                    deviceID: row.4,
-                    gateway: row.5,
-                    detail: row.6
-                )
-            }
+            let list = rows.prefix(limit).map(FleetStore.event)
             let last = rows.prefix(limit).last.map { String($0.1) }
             return .success(CloudAPI.Page(list: Array(list), hasMore: rows.count > limit, lastRowKey: last))
         }

@@ -5,7 +5,11 @@ import TuyaCloud
 extension FleetStore {
     /// The tenant's events after `cursor` (`TX-ID`, as issued), of finished transactions only
     /// (``FleetSchema/v2`` says why), in (tx, id) order.
-    public func events(_ principal: CloudPrincipal, after cursor: String?, limit: Int) async throws
+    public func events(
+        _ principal: CloudPrincipal,
+        after cursor: String?,
+        limit: Int
+    ) async throws
         -> Result<CloudAPI.EventPage, CloudServerFailure>?
     {
         var position = (tx: "0", id: Int64(0))
@@ -30,20 +34,26 @@ extension FleetStore {
                     AND tx < pg_snapshot_xmin(pg_current_snapshot())
                 ORDER BY tx, id LIMIT \(limit)
                 """,
-                as: (String, Int64, String, Int64, String, String, String?).self,
+                as: EventRow.self,
                 logger: logger
             )
         }
-        let events = rows.map { row in
-            CloudAPI.Event(
-                cursor: "\(row.0)-\(row.1)",
-                type: row.2,
-                at: row.3,
-                deviceID: row.4,
-                gateway: row.5,
-                detail: row.6
-            )
-        }
+        let events = rows.map(FleetStore.event)
         return .success(CloudAPI.EventPage(events: events, nextCursor: events.last?.cursor ?? cursor ?? "0-0"))
+    }
+
+    /// An event as read by `SELECT tx::text, id, kind, at, device_id, gateway, detail FROM event`
+    /// (the stream and a device's log).
+    typealias EventRow = (String, Int64, String, Int64, String, String, String?)
+
+    static func event(_ row: EventRow) -> CloudAPI.Event {
+        CloudAPI.Event(
+            cursor: "\(row.0)-\(row.1)",
+            type: row.2,
+            at: row.3,
+            deviceID: row.4,
+            gateway: row.5,
+            detail: row.6
+        )
     }
 }
