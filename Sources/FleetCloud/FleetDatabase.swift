@@ -16,7 +16,6 @@ public struct FleetDatabase: Sendable {
     /// few nodes with 16 each leave room for `psql`, backups and replication (docs/fleet.md,
     /// "PostgreSQL settings").
     public var maximumConnections: Int
-
     public init(url: String, password: String?, maximumConnections: Int = 16) throws {
         guard let components = URLComponents(string: url),
             let scheme = components.scheme, scheme == "postgresql" || scheme == "postgres",
@@ -57,6 +56,16 @@ public struct FleetDatabase: Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
+        // No keep-alive query. Why: the pool starts a timer (a task, a task group and a dispatch
+        // timer) each time a connection goes back idle, one for its keep-alive and one for its idle
+        // timeout: at 32 clients the two were 16% of a node's CPU per bind (1.66 ms, 1.39 without
+        // them; tools/bench-cloud.sh, one node at half a core). A connection the server or a firewall dropped fails its next
+        // query, which the node answers as retryable; PostgreSQL's `tcp_keepalives_idle` keeps a
+        // firewall's state of idle connections fresh (docs/fleet.md, "PostgreSQL settings").
+        // The idle timer stays: the way to drop it is to keep every connection open
+        // (`minimumConnections` at the maximum), but with that postgres-nio 1.33.2's pool never reconnected after
+        // PostgreSQL crashed under load (FleetCrashTests' databaseCrashedUnderLoad, 3 runs of 3).
+        configuration.options.keepAliveBehavior = nil
         // The pool's own log: errors only (it warns when a query is queued before `run()` got
         // going, which the commands do by design: the query waits for it).
         var background = logger
@@ -112,7 +121,9 @@ extension FleetDatabase {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try await connection.close()
         } catch {
-            throw FleetError("cannot use \(displayURL): \(FleetDatabase.describe(error)); \(FleetDatabase.advice(error))")
+            throw FleetError(
+                "cannot use \(displayURL): \(FleetDatabase.describe(error)); \(FleetDatabase.advice(error))"
+            )
         }
     }
 
