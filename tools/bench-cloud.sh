@@ -69,10 +69,6 @@ sql() { tools/pg-cluster.sh psql "$cluster" -q -v ON_ERROR_STOP=1 -At -c "$1"; }
 sql "INSERT INTO device (imei, tenant_id, device_id, label_code, registered_by, created_at, updated_at)
      SELECT lpad(g::text, 15, '0'), 'bench', 'bd' || lpad(g::text, 7, '0'), 'BD' || lpad(g::text, 10, '0'), 'bench-gw', 0, 0
      FROM generate_series(1, $devices) g"
-# An access token of the gateway's for the floor's token checks (the node checks one per request).
-access=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-sql "INSERT INTO access_token (access_token, refresh_token, client_id, uid, issued_at, expires_at)
-     VALUES ('$access', '$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')', '$client_id', 'bench', 0, 9000000000000)"
 sql "VACUUM ANALYZE" >/dev/null
 
 reset() {
@@ -121,7 +117,7 @@ field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]
 echo "bench-cloud: floor (pgbench, prepared, $clients clients, ${run_seconds} s)" >&2
 reset
 floor_out=$(tools/pg-cluster.sh exec "$cluster" pgbench -n -M prepared -c "$clients" -j 2 -T "$run_seconds" \
-    -D devices="$devices" -D access="$access" -D client="$client_id" -f tools/bench/cloud-floor.sql nbgw)
+    -D devices="$devices" -D client="$client_id" -f tools/bench/cloud-floor.sql nbgw)
 floor=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$floor_out" | head -n 1)
 echo "floor: $floor binds/s" >&2
 

@@ -34,49 +34,56 @@ enum FleetStatements {
             ON CONFLICT (client_id, key) DO NOTHING RETURNING 1
             """
         typealias Row = Int
-        var clientID: String
-        var key: String
-        var requestHash: String
-        var now: Int64
-        var expiresAt: Int64
+        var claim: FleetClaim
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 5)
-            bindings.append(clientID)
-            bindings.append(key)
-            bindings.append(requestHash)
-            bindings.append(now)
-            bindings.append(expiresAt)
+            bindings.append(claim.clientID)
+            bindings.append(claim.key)
+            bindings.append(claim.requestHash)
+            bindings.append(claim.now)
+            bindings.append(claim.expiresAt)
             return bindings
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
-    /// ``FleetStore/homeOwner(_:creatingFor:_:)``: the home's owner, the home created first when missing.
+    /// ``FleetStore/homeOwner(_:creatingFor:_:)``: the home's owner, the home created first when
+    /// missing; with a claim, the key's claim first, and the home created only when it was claimed
+    /// (a key already used creates nothing). Whether the key was claimed, and the owner.
     struct HomeOwner: PostgresPreparedStatement {
         static let sql = """
-            WITH created AS (
-                INSERT INTO home (tenant_id, name, owner_uid, created_at) VALUES ($1, $2, $3, $4)
+            WITH claim AS (
+                INSERT INTO idempotency (client_id, key, request_hash, created_at, expires_at)
+                SELECT $5, $6, $7, $8, $9 WHERE $6::text IS NOT NULL
+                ON CONFLICT (client_id, key) DO NOTHING RETURNING 1),
+            created AS (
+                INSERT INTO home (tenant_id, name, owner_uid, created_at)
+                SELECT $1, $2, $3, $4 WHERE $6::text IS NULL OR EXISTS (SELECT 1 FROM claim)
                 ON CONFLICT (tenant_id, name) DO NOTHING RETURNING owner_uid)
-            SELECT owner_uid FROM created UNION ALL SELECT owner_uid FROM home WHERE tenant_id = $1 AND name = $2
+            SELECT EXISTS (SELECT 1 FROM claim),
+                (SELECT owner_uid FROM created UNION ALL
+                 SELECT owner_uid FROM home WHERE tenant_id = $1 AND name = $2 LIMIT 1)
             """
-        typealias Row = String
+        typealias Row = (Bool, String?)
         var tenant: String
         var home: String
         var uid: String
         var now: Int64
+        var claim: FleetClaim?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 4)
+            var bindings = PostgresBindings(capacity: 9)
             bindings.append(tenant)
             bindings.append(home)
             bindings.append(uid)
             bindings.append(now)
+            bindings.appendClaim(claim)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
     /// A new pairing token and its key's answer (no key: the update matches nothing).
@@ -114,24 +121,32 @@ enum FleetStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 
-    /// A bind's reads: its token and its device, one row whatever is found.
+    /// A bind's reads: its token and its device, one row whatever is found; with a claim, the key's
+    /// claim first (whether it was claimed comes first in the row).
     struct BindLookup: PostgresPreparedStatement {
         static let sql = """
-            SELECT t.home, t.uid, t.expires_at, t.used_at IS NOT NULL, d.tenant_id, d.frozen_reason
+            WITH claim AS (
+                INSERT INTO idempotency (client_id, key, request_hash, created_at, expires_at)
+                SELECT $4, $5, $6, $7, $8 WHERE $5::text IS NOT NULL
+                ON CONFLICT (client_id, key) DO NOTHING RETURNING 1)
+            SELECT EXISTS (SELECT 1 FROM claim),
+                t.home, t.uid, t.expires_at, t.used_at IS NOT NULL, d.tenant_id, d.frozen_reason
             FROM (VALUES (1)) AS one (x)
             LEFT JOIN pairing_token t ON t.token = $1 AND t.tenant_id = $2
             LEFT JOIN device d ON d.device_id = $3
             """
-        typealias Row = (String?, String?, Int64?, Bool?, String?, String?)
+        typealias Row = (Bool, String?, String?, Int64?, Bool?, String?, String?)
         var token: String
         var tenant: String
         var deviceID: String
+        var claim: FleetClaim?
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
+            var bindings = PostgresBindings(capacity: 8)
             bindings.append(token)
             bindings.append(tenant)
             bindings.append(deviceID)
+            bindings.appendClaim(claim)
             return bindings
         }
 
@@ -192,6 +207,28 @@ enum FleetStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+}
+
+/// An idempotency key's claim, as ``FleetStatements/ClaimKey`` writes it, or as the first part of
+/// a hot mutation's first statement (one round trip less: docs/fleet.md, "Performance").
+struct FleetClaim: Sendable {
+    var clientID: String
+    var key: String
+    var requestHash: String
+    var now: Int64
+    var expiresAt: Int64
+}
+
+extension PostgresBindings {
+    /// A claim's client id, key, hash, time and expiry, in that order; five NULLs without one (the
+    /// statement then claims nothing: its `WHERE key IS NOT NULL` fails).
+    mutating func appendClaim(_ claim: FleetClaim?) {
+        append(claim?.clientID)
+        append(claim?.key)
+        append(claim?.requestHash)
+        append(claim?.now)
+        append(claim?.expiresAt)
     }
 }
 

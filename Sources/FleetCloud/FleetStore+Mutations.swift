@@ -19,7 +19,13 @@ extension FleetStore {
         var attempt = 1
         while true {
             do {
-                return try await mutateOnce(mutation, by: principal, idempotency: idempotency, settings: settings, now: now)
+                return try await mutateOnce(
+                    mutation,
+                    by: principal,
+                    idempotency: idempotency,
+                    settings: settings,
+                    now: now
+                )
             } catch is FleetKeyReleased where attempt < 3 {
                 attempt += 1
             }
@@ -37,45 +43,30 @@ extension FleetStore {
         let counters = self.counters
         do {
             let answer = try await transaction { connection -> Result<CloudMutationAnswer, CloudServerFailure> in
-                if let idempotency {
-                    // The claim first: a second request under the same key waits here on the
-                    // primary key until this transaction ends, then finds the answer.
-                    let claimed = try await connection.prepared(
-                        FleetStatements.ClaimKey(
-                            clientID: principal.clientID,
-                            key: idempotency.key,
-                            requestHash: idempotency.requestHash,
-                            now: now,
-                            expiresAt: now + FleetStore.idempotencyLifetimeMillis
-                        ),
-                        logger: logger
-                    ).count
-                    if claimed == 0 {
-                        let stored = try await connection.first(
-                            """
-                            SELECT request_hash, response FROM idempotency
-                            WHERE client_id = \(principal.clientID) AND key = \(idempotency.key)
-                            """,
-                            as: (String, String?).self,
-                            logger: logger
-                        )
-                        guard let (hash, response) = stored else {
-                            // Claimed by a transaction that then refused and let the key go: retry.
-                            throw FleetKeyReleased()
-                        }
-                        guard hash == idempotency.requestHash else { return .failure(.idempotencyKeyReused) }
-                        guard let response else {
-                            // Answers are written before commit; a key without one is not ours to replay.
-                            throw FleetError("idempotency key \(idempotency.key) has no stored answer")
-                        }
-                        counters.replay()
-                        return .success(.replayed(json: response))
+                let claim = idempotency.map {
+                    FleetClaim(
+                        clientID: principal.clientID,
+                        key: $0.key,
+                        requestHash: $0.requestHash,
+                        now: now,
+                        expiresAt: now + FleetStore.idempotencyLifetimeMillis
+                    )
+                }
+                // The claim first: a second request under the same key waits here on the primary
+                // key until this transaction ends, then finds the answer. The hot mutations claim
+                // in their first statement (one round trip less), the others here.
+                let claimsFirst = mutation.claimsInItsFirstStatement
+                if let claim, !claimsFirst {
+                    let claimed = try await connection.prepared(FleetStatements.ClaimKey(claim: claim), logger: logger)
+                    if claimed.isEmpty {
+                        return try await FleetStore.storedAnswer(claim, connection, counters: counters, logger: logger)
                     }
                 }
                 let context = FleetMutationContext(
                     connection: connection,
                     principal: principal,
                     key: idempotency?.key,
+                    claim: claimsFirst ? claim : nil,
                     settings: settings,
                     now: now,
                     logger: logger,
@@ -83,14 +74,22 @@ extension FleetStore {
                     answer: FleetStoredAnswer()
                 )
                 let json: String
-                switch mutation {
-                case .register(let request): json = try await FleetStore.register(request, context)
-                case .pairingToken(let request): json = try await FleetStore.createPairingToken(request, context)
-                case .bind(let request): json = try await FleetStore.bind(request, context)
-                case .unbind(let deviceID): json = try await FleetStore.unbind(deviceID, context)
-                case .transfer(let deviceID, let request): json = try await FleetStore.transfer(deviceID, request, context)
-                case .freeze(let deviceID, let request): json = try await FleetStore.freeze(deviceID, request, context)
-                case .delete(let deviceID): json = try await FleetStore.delete(deviceID, context)
+                do {
+                    switch mutation {
+                    case .register(let request): json = try await FleetStore.register(request, context)
+                    case .pairingToken(let request): json = try await FleetStore.createPairingToken(request, context)
+                    case .bind(let request): json = try await FleetStore.bind(request, context)
+                    case .unbind(let deviceID): json = try await FleetStore.unbind(deviceID, context)
+                    case .transfer(let deviceID, let request):
+                        json = try await FleetStore.transfer(deviceID, request, context)
+                    case .freeze(let deviceID, let request):
+                        json = try await FleetStore.freeze(deviceID, request, context)
+                    case .delete(let deviceID): json = try await FleetStore.delete(deviceID, context)
+                    }
+                } catch is FleetKeyTaken {
+                    // Claimed by an earlier request under the same key (thrown only with a claim).
+                    guard let claim else { throw FleetError("a mutation without a key found its key taken") }
+                    return try await FleetStore.storedAnswer(claim, connection, counters: counters, logger: logger)
                 }
                 // The hot mutations store their answer in their effect's statement (one round trip less).
                 if let idempotency, !context.answer.stored {
@@ -113,6 +112,35 @@ extension FleetStore {
             }
             return .failure(rollback.failure)
         }
+    }
+
+    /// The answer stored under a key this request found claimed: the first answer again, or a
+    /// refusal when the key came with another request.
+    static func storedAnswer(
+        _ claim: FleetClaim,
+        _ connection: PostgresConnection,
+        counters: FleetCounters,
+        logger: Logger
+    ) async throws -> Result<CloudMutationAnswer, CloudServerFailure> {
+        let stored = try await connection.first(
+            """
+            SELECT request_hash, response FROM idempotency
+            WHERE client_id = \(claim.clientID) AND key = \(claim.key)
+            """,
+            as: (String, String?).self,
+            logger: logger
+        )
+        guard let (hash, response) = stored else {
+            // Claimed by a transaction that then refused and let the key go: retry.
+            throw FleetKeyReleased()
+        }
+        guard hash == claim.requestHash else { return .failure(.idempotencyKeyReused) }
+        guard let response else {
+            // Answers are written before commit; a key without one is not ours to replay.
+            throw FleetError("idempotency key \(claim.key) has no stored answer")
+        }
+        counters.replay()
+        return .success(.replayed(json: response))
     }
 
     /// Keeps a refused bind's outcome for the token's pairing result and the event log.
@@ -148,6 +176,10 @@ struct FleetMutationContext {
     var connection: PostgresConnection
     var principal: CloudPrincipal
     var key: String?
+    /// The key's claim, for a mutation that makes it in its first statement
+    /// (``CloudMutation/claimsInItsFirstStatement``); it throws ``FleetKeyTaken`` when the key was
+    /// claimed before.
+    var claim: FleetClaim?
     var settings: CloudServerSettings
     var now: Int64
     var logger: Logger
@@ -182,6 +214,19 @@ final class FleetStoredAnswer: Sendable {
 
 /// The key's claim was let go by a refused request meanwhile: run the request again.
 struct FleetKeyReleased: Error {}
+
+/// A mutation's first statement found its key claimed already: the stored answer is the answer.
+struct FleetKeyTaken: Error {}
+
+extension CloudMutation {
+    /// The mutations on a bind's path, which claim their key in their first statement.
+    var claimsInItsFirstStatement: Bool {
+        switch self {
+        case .pairingToken, .bind: true
+        case .register, .unbind, .transfer, .freeze, .delete: false
+        }
+    }
+}
 
 extension FleetRollback {
     /// A refused bind's outcome, kept after the rollback.

@@ -9,7 +9,9 @@ extension FleetStore {
         _ request: CloudAPI.PairingTokenRequest,
         _ context: FleetMutationContext
     ) async throws -> String {
-        let (connection, logger, tenant, now) = (context.connection, context.logger, context.principal.tenant, context.now)
+        let (connection, logger, tenant, now) = (
+            context.connection, context.logger, context.principal.tenant, context.now
+        )
         let owner = try await homeOwner(request.assetID, creatingFor: request.uid, context)
         guard owner == request.uid else { throw FleetRollback(CloudServerRules.homeOfAnotherAccount) }
         let token = CloudServerRules.mintPairingToken()
@@ -38,17 +40,27 @@ extension FleetStore {
     }
 
     /// The owner of the tenant's home `home`, created for `uid` when the tenant has none of that
-    /// name: one statement (an insert that may find the home, and the home it found). Why one:
-    /// it is on every pairing token's path, and a round trip is most of a statement's cost
-    /// (docs/fleet.md, "Performance").
-    static func homeOwner(_ home: String, creatingFor uid: String, _ context: FleetMutationContext) async throws
+    /// name: one statement (an insert that may find the home, and the home it found), with the
+    /// key's claim first when the mutation claims in its first statement (``FleetKeyTaken`` when
+    /// the key was claimed before: then no home is created). Why one: it is on every pairing
+    /// token's path, and a round trip is most of a statement's cost (docs/fleet.md, "Performance").
+    static func homeOwner(
+        _ home: String,
+        creatingFor uid: String,
+        _ context: FleetMutationContext
+    ) async throws
         -> String?
     {
-        let (connection, logger, tenant, now) = (context.connection, context.logger, context.principal.tenant, context.now)
-        let owner = try await connection.prepared(
-            FleetStatements.HomeOwner(tenant: tenant, home: home, uid: uid, now: now),
-            logger: logger
-        ).first
+        let (connection, logger, tenant, now) = (
+            context.connection, context.logger, context.principal.tenant, context.now
+        )
+        guard
+            let (claimed, owner) = try await connection.prepared(
+                FleetStatements.HomeOwner(tenant: tenant, home: home, uid: uid, now: now, claim: context.claim),
+                logger: logger
+            ).first
+        else { throw FleetError("the home's statement returned no row") }
+        if context.claim != nil, !claimed { throw FleetKeyTaken() }
         if let owner { return owner }
         // The home was created by a transaction that committed while the insert waited on it: the
         // statement's snapshot is older than that commit, a new statement's is not.
@@ -72,18 +84,28 @@ extension FleetStore {
         }
         guard !request.uid.hasNUL, !request.assetID.hasNUL else {
             throw FleetRollback(
-                CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: issued for another home or account")
+                CloudServerFailure(
+                    TuyaErrorCode.pairingTokenInvalid,
+                    "pairing token invalid: issued for another home or account"
+                )
             )
         }
-        // The token and the device in one round trip (one row whatever is found); the device's
-        // part is looked at only once the token passed, as the refusals' order says.
+        // The key's claim, the token and the device in one round trip (one row whatever is found);
+        // the device's part is looked at only once the token passed, as the refusals' order says.
         let deviceKey = request.deviceID.hasNUL ? "" : request.deviceID
         guard
-            let found = try await connection.prepared(
-                FleetStatements.BindLookup(token: request.token, tenant: principal.tenant, deviceID: deviceKey),
+            let row = try await connection.prepared(
+                FleetStatements.BindLookup(
+                    token: request.token,
+                    tenant: principal.tenant,
+                    deviceID: deviceKey,
+                    claim: context.claim
+                ),
                 logger: logger
             ).first
         else { throw FleetError("the bind's lookup returned no row") }
+        if context.claim != nil, !row.0 { throw FleetKeyTaken() }
+        let found = (row.1, row.2, row.3, row.4, row.5, row.6)
         var state: CloudServerRules.PairingTokenState?
         if let home = found.0, let uid = found.1, let expiresAt = found.2, let used = found.3 {
             state = CloudServerRules.PairingTokenState(home: home, uid: uid, expiresAt: expiresAt, used: used)

@@ -38,7 +38,11 @@ extension FleetStore: CloudServerStore {
         return credential
     }
 
-    public func grantToken(_ principal: CloudPrincipal, now: Int64, lifetime: Duration) async throws
+    public func grantToken(
+        _ principal: CloudPrincipal,
+        now: Int64,
+        lifetime: Duration
+    ) async throws
         -> CloudAPI.TokenResult
     {
         let logger = self.logger
@@ -57,17 +61,19 @@ extension FleetStore: CloudServerStore {
             return .failure(CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token"))
         }
         let logger = self.logger
-        return try await transaction { connection in
+        let refreshed = try await transaction {
+            connection -> Result<(CloudAPI.TokenResult, String), CloudServerFailure> in
             // Spent once: the conditional update is the only way to a new pair.
-            let spent = try await connection.run(
+            let spent = try await connection.first(
                 """
                 UPDATE access_token SET revoked = true
                 WHERE refresh_token = \(refreshToken) AND client_id = \(principal.clientID) AND NOT revoked
-                RETURNING 1
+                RETURNING access_token
                 """,
+                as: String.self,
                 logger: logger
             )
-            guard spent == 1 else {
+            guard let spent else {
                 let known = try await connection.run(
                     """
                     SELECT 1 FROM access_token
@@ -84,10 +90,19 @@ extension FleetStore: CloudServerStore {
                         : CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: unknown refresh token")
                 )
             }
-            return .success(
-                try await FleetStore.insertToken(connection, principal, now: now, lifetime: lifetime, logger: logger)
+            let pair = try await FleetStore.insertToken(
+                connection,
+                principal,
+                now: now,
+                lifetime: lifetime,
+                logger: logger
             )
+            return .success((pair, spent))
         }
+        // The replaced token is refused on this node from now on, on other nodes within
+        // FleetTokenCache.lifetime.
+        if case .success((_, let spent)) = refreshed { tokenCache.remove(spent, clientID: principal.clientID) }
+        return refreshed.map(\.0)
     }
 
     static func insertToken(
@@ -112,27 +127,42 @@ extension FleetStore: CloudServerStore {
         return CloudAPI.TokenResult(accessToken: access, expireTime: seconds, refreshToken: refresh, uid: uid)
     }
 
-    public func checkAccessToken(_ principal: CloudPrincipal, accessToken: String, now: Int64) async throws
+    public func checkAccessToken(
+        _ principal: CloudPrincipal,
+        accessToken: String,
+        now: Int64
+    ) async throws
         -> CloudServerFailure?
     {
         guard !accessToken.hasNUL else { return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid") }
-        let logger = self.logger
-        counters.roundTrip()
-        let row = try await client.withConnection { connection in
-            try await connection.prepared(
-                FleetStatements.AccessToken(accessToken: accessToken, clientID: principal.clientID),
-                logger: logger
-            ).first
+        let expiresAt: Int64
+        if let cached = tokenCache.expiry(of: accessToken, clientID: principal.clientID) {
+            expiresAt = cached
+        } else {
+            let logger = self.logger
+            counters.roundTrip()
+            let row = try await client.withConnection { connection in
+                try await connection.prepared(
+                    FleetStatements.AccessToken(accessToken: accessToken, clientID: principal.clientID),
+                    logger: logger
+                ).first
+            }
+            guard let (stored, revoked) = row else {
+                return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid")
+            }
+            if revoked { return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh") }
+            tokenCache.store(accessToken, clientID: principal.clientID, expiresAt: stored)
+            expiresAt = stored
         }
-        guard let (expiresAt, revoked) = row else {
-            return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid")
-        }
-        if revoked { return CloudServerFailure(TuyaErrorCode.tokenInvalid, "token invalid: replaced by a refresh") }
         if now >= expiresAt { return CloudServerFailure(TuyaErrorCode.tokenExpired, "token is expired") }
         return nil
     }
 
-    public func modules(_ principal: CloudPrincipal, after: String, limit: Int) async throws
+    public func modules(
+        _ principal: CloudPrincipal,
+        after: String,
+        limit: Int
+    ) async throws
         -> CloudAPI.Page<CloudAPI.Module>
     {
         let after = after.withoutNUL
@@ -176,11 +206,16 @@ extension FleetStore: CloudServerStore {
         return row.map { CloudAPI.Module(deviceID: $0.0, imei: $0.1, labelCode: $0.2, productID: $0.3) }
     }
 
-    public func pairingResult(_ principal: CloudPrincipal, token: String) async throws
+    public func pairingResult(
+        _ principal: CloudPrincipal,
+        token: String
+    ) async throws
         -> Result<CloudAPI.PairingResult, CloudServerFailure>
     {
         guard !token.hasNUL else {
-            return .failure(CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token"))
+            return .failure(
+                CloudServerFailure(TuyaErrorCode.pairingTokenInvalid, "pairing token invalid: unknown token")
+            )
         }
         let logger = self.logger
         return try await client.withConnection { connection in
@@ -215,7 +250,11 @@ extension FleetStore: CloudServerStore {
         }
     }
 
-    public func bindings(_ principal: CloudPrincipal, after: String, limit: Int) async throws
+    public func bindings(
+        _ principal: CloudPrincipal,
+        after: String,
+        limit: Int
+    ) async throws
         -> CloudAPI.Page<CloudAPI.Binding>
     {
         let after = after.withoutNUL

@@ -16,13 +16,19 @@ public final class FleetStore: Sendable {
     /// Counters for `/metrics` (docs/fleet.md, "Metrics").
     public let counters: FleetCounters
     let credentialCache: FleetCredentialCache
+    let tokenCache: FleetTokenCache
 
-    public init(database: FleetDatabase, secrets: FleetSecrets, logger: Logger) {
+    public convenience init(database: FleetDatabase, secrets: FleetSecrets, logger: Logger) {
+        self.init(database: database, secrets: secrets, logger: logger, tokenCache: FleetTokenCache())
+    }
+
+    init(database: FleetDatabase, secrets: FleetSecrets, logger: Logger, tokenCache: FleetTokenCache) {
         self.client = database.makeClient(logger: logger)
         self.secrets = secrets
         self.logger = logger
         self.counters = FleetCounters()
         self.credentialCache = FleetCredentialCache()
+        self.tokenCache = tokenCache
     }
 
     /// Runs the connection pool until cancelled; every other call needs it running.

@@ -16,6 +16,10 @@ extension FleetCrashTests {
         // this one. Durable (synchronous_commit on): an answer a node sent must survive the crash.
         try await FleetFixture.withPrivateCluster(durable: true, nodes: 2) { fleet in
             let retries = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
+            // Why 60 binds each: the crash must come mid-drain, and a node binds so fast that 25 each
+            // were all in by the time the test had seen the first 5 and stopped PostgreSQL.
+            let (bindsEach, registrationsEach, gatewayCount) = (60, 10, 4)
+            let (binds, devices) = (bindsEach * gatewayCount, (bindsEach + registrationsEach) * gatewayCount)
             var gateways: [FleetGateway] = []
             var queuedIMEIs: [[String]] = []
             // Shut down however the test ends (an HTTP client must not be dropped running).
@@ -23,7 +27,7 @@ extension FleetCrashTests {
                 let all = gateways
                 Task { for gateway in all { await gateway.shutdown() } }
             }
-            for index in 0..<4 {
+            for index in 0..<gatewayCount {
                 let gateway = try FleetGateway(
                     name: "gw\(index)",
                     credentials: try await fleet.addGateway("gw\(index)"),
@@ -33,19 +37,19 @@ extension FleetCrashTests {
                 )
                 gateways.append(gateway)
                 try gateway.addAccount("owner\(index)")
-                let imeis = FleetIMEIs.make(35, base: 35_693_803_500_000 + index * 100)
-                for imei in imeis.prefix(25) {
+                let imeis = FleetIMEIs.make(bindsEach + registrationsEach, base: 35_693_803_500_000 + index * 100)
+                for imei in imeis.prefix(bindsEach) {
                     let module = try await gateway.registrar.register(ModuleIdentity(imei: try IMEI(imei)))
                     _ = try gateway.bindQueued(module.device.deviceID, account: "owner\(index)")
                 }
                 // And 10 registrations queued, as a gateway queues them when the cloud is away.
-                for imei in imeis.suffix(10) {
+                for imei in imeis.suffix(registrationsEach) {
                     _ = try gateway.registry.outbox.enqueue(
                         Registry.OutboxRequest(.register(.init(identity: ModuleIdentity(imei: try IMEI(imei))))),
                         supersedeUnfinished: true
                     )
                 }
-                queuedIMEIs.append(Array(imeis.suffix(10)))
+                queuedIMEIs.append(Array(imeis.suffix(registrationsEach)))
             }
 
             let draining = gateways
@@ -115,8 +119,8 @@ extension FleetCrashTests {
             // whose answer was lost replays it under its key, rather than finding it "unchanged").
             for (gateway, imeis) in zip(gateways, queuedIMEIs) {
                 let rows = try gateway.registry.outbox.entries(limit: 1000)
-                #expect(rows.filter { $0.operation == .register }.count == 35)
-                #expect(rows.filter { $0.operation == .bind }.count == 25)
+                #expect(rows.filter { $0.operation == .register }.count == bindsEach + registrationsEach)
+                #expect(rows.filter { $0.operation == .bind }.count == bindsEach)
                 for row in rows {
                     #expect(
                         row.state == .done,
@@ -138,23 +142,23 @@ extension FleetCrashTests {
             }
             // Every effect once: what the gateways were told is what PostgreSQL kept through its crash.
             let effects: [(query: String, expected: Int)] = [
-                ("SELECT count(*) FROM device", 140),
-                ("SELECT count(*) FROM event WHERE kind = 'registered'", 140),
-                ("SELECT count(*) FROM binding", 100),
-                ("SELECT count(*) FROM event WHERE kind = 'bound'", 100),
-                ("SELECT count(*) FROM pairing_token WHERE used_at IS NOT NULL", 100),
-                ("SELECT count(*) FROM idempotency WHERE response LIKE '%\"status\":\"bound\"%'", 100),
+                ("SELECT count(*) FROM device", devices),
+                ("SELECT count(*) FROM event WHERE kind = 'registered'", devices),
+                ("SELECT count(*) FROM binding", binds),
+                ("SELECT count(*) FROM event WHERE kind = 'bound'", binds),
+                ("SELECT count(*) FROM pairing_token WHERE used_at IS NOT NULL", binds),
+                ("SELECT count(*) FROM idempotency WHERE response LIKE '%\"status\":\"bound\"%'", binds),
             ]
             for (query, expected) in effects {
                 let found = try await fleet.count(query)
                 #expect(found == expected, "\(query): \(found), not \(expected)")
             }
-            #expect(boundBefore < 100, "the crash came after the drain")
+            #expect(boundBefore < binds, "the crash came after the drain")
             // Requests the crash caught inside a transaction, answered with a 500 (printed, not
             // checked: how many were inside one at that instant is chance).
             let failures = fleet.nodes.map { $0.log.components(separatedBy: "store failed").count - 1 }
             print(
-                "FleetCrashTests: bound before the crash \(boundBefore)/100; /healthz while down \(whileDown); "
+                "FleetCrashTests: bound before the crash \(boundBefore)/\(binds); /healthz while down \(whileDown); "
                     + "store failures answered \(failures); "
                     + "healthy again after the restart \(recovery); outboxes settled \(settled) after the restart"
             )

@@ -157,11 +157,11 @@ extension FleetCrashTests {
                 )
             }
             try await FleetFixture.waitUntil("the retry waiting on the frozen key", within: .seconds(10)) {
-                try await Self.waitingOn(backend, fleet).hasPrefix("INSERT INTO idempotency")
+                try await Self.waitingOn(backend, fleet).hasPrefix(Self.claimStatement)
             }
             try await Task.sleep(for: .seconds(2))
             #expect(
-                try await Self.waitingOn(backend, fleet).hasPrefix("INSERT INTO idempotency"),
+                try await Self.waitingOn(backend, fleet).hasPrefix(Self.claimStatement),
                 "still waiting after 2 s"
             )
             #expect(try Self.bindRow(a).state == .inflight, "no answer while the frozen transaction is open")
@@ -227,6 +227,8 @@ extension FleetCrashTests {
 
     /// How the statement that writes a bind begins (FleetStore's bind, one statement).
     static let bindStatement = "WITH bound AS ("
+    /// How a pairing token's or a bind's first statement begins: the idempotency key's claim.
+    static let claimStatement = "WITH claim AS ("
 
     /// Waits until `node`'s bind transaction waits on the held row, freezes the node, lets the
     /// table go and waits until the transaction's insert is done: it is then idle in transaction,
