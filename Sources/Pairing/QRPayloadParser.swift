@@ -46,7 +46,8 @@ public enum QRPayloadParser {
         )
     }
 
-    /// Trims scanner whitespace, caps the size and rejects control and bidi-override characters.
+    /// Trims scanner whitespace, caps the size and rejects control and bidi-override characters
+    /// (but JSON's own whitespace, tab, CR and LF, in a JSON payload).
     static func sanitize(_ raw: String) throws(NBGWError) -> String {
         guard raw.utf8.count <= BindingRules.maximumPayloadBytes else {
             throw NBGWError(
@@ -59,7 +60,11 @@ public enum QRPayloadParser {
         guard !text.isEmpty else {
             throw NBGWError(.qrProtocolNotRecognized, "QR payload is empty; scan the label again")
         }
-        for (offset, scalar) in text.unicodeScalars.enumerated() where isForbidden(scalar) {
+        // JSON may hold tabs and line breaks between its tokens (pretty-printed, or a CSV cell written
+        // by a script); inside its strings JSON itself refuses them.
+        let json = text.hasPrefix("{")
+        for (offset, scalar) in text.unicodeScalars.enumerated()
+        where isForbidden(scalar) && !(json && isJSONWhitespace(scalar)) {
             throw NBGWError(
                 .invalidQR,
                 "QR payload contains control character U+\(String(format: "%04X", scalar.value)) at position "
@@ -67,6 +72,10 @@ public enum QRPayloadParser {
             )
         }
         return text
+    }
+
+    static func isJSONWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\t" || scalar == "\n" || scalar == "\r"
     }
 
     static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {

@@ -98,7 +98,7 @@ struct QRPayloadParserTests {
         "Control characters and bidi overrides are rejected and never echoed raw",
         arguments: [
             "abc\u{1B}[31mred", "{\"actionName\":\"device_net_conn_bind_nb\u{0}\"}", "MT:\u{202E}abc", "a\u{85}b",
-            "line1\nline2",
+            "line1\nline2", "{\"actionName\":\"device_net_conn_bind_nb\",\"actionData\":{\"id\":\"nb\tx\"}}",
         ]
     )
     func controlCharacters(_ text: String) {
