@@ -8,7 +8,8 @@
 #        this 2-core machine one run of the floor took 3.5 s and the next 4.6 s, so a ratio of
 #        single runs moved by a tenth from run to run. The Python baseline runs once (30 s).
 #        MIX=json tools/bench-csv.sh   every good row a JSON payload instead of the mix (90 % label
-#        URLs, 10 % JSON), the same bad rows.
+#        URLs, 10 % JSON), the same bad rows; MIX=json-spaced or json-pretty writes that JSON as
+#        json.dumps does by default or pretty-printed (tools/bench-json-layouts.sh compares them).
 #        NBGW_BIN=/path/to/nbgw tools/bench-csv.sh   measures that binary (e.g. an older commit's
 #        release build, for a before/after in the same hour) instead of building this checkout.
 set -euo pipefail
@@ -109,7 +110,7 @@ n, py_s = int(sys.argv[1]), float(sys.argv[4])
 runs = {name: [float(v) for v in sys.argv[i].split()] for name, i in (("nbgw", 2), ("import", 3), ("floor", 7))}
 rss_kb = [int(v) for v in sys.argv[5].split()]
 summary = json.load(open(sys.argv[6]))
-json_only = sys.argv[8] == "json"
+json_only = sys.argv[8].startswith("json")
 med = {name: statistics.median(values) for name, values in runs.items()}
 spread = {name: "/".join(f"{v:.2f}" for v in values) for name, values in runs.items()}
 rate = n / med["nbgw"]
