@@ -53,6 +53,12 @@ if ! "$venv/bin/python3" -c "import selenium, sys; sys.exit(selenium.__version__
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check "selenium==$selenium_version"
 fi
+# axe-core for the browser tests' accessibility checks (WCAG 2 A and AA on every console page):
+# axe-core-python carries axe-core 4.4's script (the npm registry is not reachable here).
+if ! "$venv/bin/python3" -c "import axe_core_python" 2>/dev/null; then
+    echo "setup: installing axe-core-python 0.1.0 into $venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-deps "axe-core-python==0.1.0"
+fi
 
 command -v swift >/dev/null || { echo "setup: the Swift toolchain is not on PATH; install Swift 6 first" >&2; exit 1; }
 swift package resolve >/dev/null

@@ -6,11 +6,23 @@ enum ConsoleAssets {
     static let files: [String: (type: String, body: String)] = [
         "console.css": ("text/css; charset=utf-8", css),
         "console.js": ("text/javascript; charset=utf-8", script),
+        "favicon.svg": ("image/svg+xml", favicon),
     ]
+
+    /// The tab's icon: a module with its antenna, in the top bar's blue. Why served at all: without
+    /// one, every page's visit logged a 404 for `/favicon.ico` in the browser's console.
+    static let favicon = #"""
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+        <rect width="32" height="32" rx="6" fill="#11365e"/>
+        <rect x="8" y="13" width="16" height="12" rx="2" fill="#fff"/>
+        <path d="M20 13V6" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/>
+        <circle cx="20" cy="6" r="2.5" fill="#f4b400"/>
+        </svg>
+        """#
 
     static let css = #"""
         :root { --fg: #1b1f24; --bg: #fafafa; --muted: #5a6270; --line: #d6d9de; --accent: #0b5cad;
-          --ok: #0f7b3d; --warn: #9a5b00; --bad: #b3261e; font-family: system-ui, sans-serif; }
+          --ok: #0a6630; --warn: #9a5b00; --bad: #b3261e; font-family: system-ui, sans-serif; }
         * { box-sizing: border-box; }
         body { margin: 0; color: var(--fg); background: var(--bg); line-height: 1.45; }
         a { color: var(--accent); }

@@ -112,7 +112,11 @@ extension ConsoleHandlers {
 
     /// `GET /static/NAME`.
     func asset(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
-        let name = context.parameters.get("name") ?? ""
+        try asset(named: context.parameters.get("name") ?? "")
+    }
+
+    /// A file of ``ConsoleAssets``, or 404.
+    func asset(named name: String) throws -> Response {
         guard let file = ConsoleAssets.files[name] else { throw ConsoleFailure.notFound("no file \(name)") }
         return Response(
             status: .ok,

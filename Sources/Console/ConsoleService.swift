@@ -56,6 +56,8 @@ public enum ConsoleService {
         router.post("/signin") { try await handlers.signInSubmit($0, $1) }
         router.post("/signout") { try await handlers.signOut($0, $1) }
         router.get("/static/{name}") { try await handlers.asset($0, $1) }
+        // Browsers ask for it on their own (a PDF or a JSON answer opened in a tab, an old bookmark).
+        router.get("/favicon.ico") { _, _ in try handlers.asset(named: "favicon.svg") }
         router.get("/modems") { try await handlers.modemsPage($0, $1) }
         router.get("/modems.json") { try await handlers.modemsJSON($0, $1) }
         router.get("/modems/{key}") { try await handlers.modemPage($0, $1) }

@@ -52,6 +52,7 @@ public struct ConsoleTemplates: Sendable {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="csrf-token" content="{{csrf}}">
         <title>{{title}} · nbgw</title>
+        <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
         <link rel="stylesheet" href="/static/console.css">
         <script src="/static/console.js" defer></script>
         </head>

@@ -19,6 +19,7 @@ import time
 import traceback
 import urllib.request
 
+import axe_core_python
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -154,6 +155,7 @@ class ConsoleTest:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
         self.driver.set_page_load_timeout(30)
+        self.driver.set_script_timeout(30)
         self.shots = []
 
     # helpers
@@ -198,6 +200,23 @@ class ConsoleTest:
     def csp_violations(self):
         return [entry["message"] for entry in self.driver.get_log("browser")
                 if "Content Security Policy" in entry["message"] or "Refused to" in entry["message"]]
+
+    def axe_violations(self):
+        """What axe-core (the copy axe-core-python bundles) finds on the current page against WCAG 2
+        A and AA: one line per rule broken, with the elements that break it."""
+        if not self.driver.execute_script("return typeof window.axe === 'object'"):
+            with open(os.path.join(os.path.dirname(axe_core_python.__file__), "axe.min.js")) as f:
+                self.driver.execute_script(f.read())
+        return self.driver.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']}}).then(function (r) {"
+            " done(r.violations.map(function (v) { return v.id + ' (' + v.impact + '): ' +"
+            " v.nodes.map(function (n) { return n.target.join(' '); }).join(', '); })); })"
+            ".catch(function (e) { done(['axe did not run: ' + e]); });")
+
+    def accessible(self, what):
+        violations = self.axe_violations()
+        assert not violations, f"axe on {what} ({self.driver.current_url}): " + "; ".join(violations)
 
     def no_horizontal_scroll(self):
         return self.driver.execute_script(
@@ -407,6 +426,23 @@ def main():
             assert f"{event}|" in trail, f"no {event} in the trail:\n{trail}"
         assert "root|127.0.0.1:" in trail
 
+        step = "every page passes axe (WCAG 2 A and AA)"
+        pages = ["/modems", f"/modems/{first}", "/bind", "/batch", "/devices", "/bindings", "/accounts", "/homes",
+                 "/tokens"]
+        for path in pages:
+            test.go(path)
+            time.sleep(0.3)
+            test.accessible(path)
+
+        step = "the tab's icon is served (no 404 in the browser's log)"
+        test.go("/modems")
+        icon = d.find_element(By.CSS_SELECTOR, "link[rel='icon']").get_attribute("href")
+        for path in [icon.replace(stack.base, ""), "/favicon.ico"]:
+            status, body = test.fetch_status("GET", path)
+            assert status == 200 and "<svg" in body, f"{path}: HTTP {status}"
+        missing = [entry["message"] for entry in d.get_log("browser") if "favicon" in entry["message"]]
+        assert not missing, missing
+
         step = "a phone-sized window"
         d.set_window_size(390, 844)
         for path, name, description in [
@@ -417,6 +453,7 @@ def main():
             test.go(path)
             time.sleep(0.3)
             assert test.no_horizontal_scroll(), f"{path} scrolls sideways on a phone"
+            test.accessible(f"{path} on a phone")
             test.shot(name, description)
         d.set_window_size(1280, 900)
 
@@ -429,6 +466,7 @@ def main():
         test.sign_out()
         test.go("/modems")
         assert "/signin" in d.current_url
+        test.accessible("the sign-in page")
 
         step = "a binder sees only the bind pages"
         test.sign_in("line", PASSWORD)
