@@ -366,7 +366,7 @@ let package = Package(
             name: "Console",
             dependencies: [
                 "DeviceIdentity", "NBGWCore", "Pairing", "Registry", "Cloud", "Provisioning", "Ingest", "Control",
-                "Gateway",
+                "Gateway", "Labels",
                 // Key derivations and camera frames run on threads of their own (BoundedWorkQueue).
                 "PosixSupport",
                 // Camera frames decoded by zbar, as `--image` is.
@@ -514,8 +514,8 @@ let package = Package(
                 "Console", "Registry", "NBGWCore", "DeviceIdentity", "Cloud", "Ingest", "TestClocks", "PosixSupport",
                 // Batches: modules registered and a job stopped by `BatchBinder`; uploads sent in parts.
                 "Provisioning", "TestHTTP",
-                // Camera frames drawn from real QR codes (libqrencode).
-                "Labels",
+                // Camera frames drawn from real QR codes (libqrencode); labels read back with zbar.
+                "Labels", "QRImage",
                 // The store read raw: what sessions leave in it, and a change made by hand.
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -50,6 +50,7 @@ enum ConsoleAssets {
         button.danger { background: var(--bad); border-color: var(--bad); }
         .signout button { min-height: 36px; padding: 4px 10px; background: transparent; border-color: #fff; }
         fieldset { border: 1px solid var(--line); border-radius: 8px; }
+        img.label { max-width: 100%; height: auto; border: 1px solid var(--line); background: #fff; }
         .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 12px 0; }
         .hint { color: var(--muted); }
         .flash { padding: 10px 12px; border-radius: 6px; background: #eef3fa; }

@@ -1,14 +1,10 @@
 import Foundation
+import Labels
 import NBGWCore
 import Registry
 
 /// How the console behaves beside the ingest API (docs/console.md).
 public struct ConsoleConfiguration: Sendable {
-    /// Links to a device's label once the gateway renders labels (`nbgw labels`, a separate piece
-    /// of work): an image URL the page shows and a PDF it links. The console serves no label
-    /// itself; whoever builds the labels plugs a provider in here and the module page shows them.
-    public typealias LabelLinks = (image: String?, pdf: String?)
-
     /// Cookies carry `Secure` and the `__Host-` prefix (always true when the server speaks HTTPS,
     /// when ``publicOrigin`` is `https`, and on a non-loopback listener: behind a TLS proxy).
     public var secureCookies: Bool
@@ -45,8 +41,11 @@ public struct ConsoleConfiguration: Sendable {
     public var batchClock: any WallClock
     /// Rows per page of the lists.
     public var pageSize: Int
-    /// The label links of a device, or nil (none rendered yet).
-    public var labels: @Sendable (DeviceRecord) -> LabelLinks?
+    /// The size and resolution of the labels the console renders (the daemon's `[labels]` size and
+    /// dpi, as `nbgw labels` makes them): a module's label image and PDF, and sheets of them.
+    public var labelStyle: LabelStyle
+    /// The paper a sheet of labels is laid out on (`nbgw labels --paper`).
+    public var labelPaper: LabelPaper
     /// The time a bind waits at most (the ingest API's `--timeout`).
     public var bindTimeout: Duration
 
@@ -64,7 +63,8 @@ public struct ConsoleConfiguration: Sendable {
         batchQuotaBytes: Int64 = 1 << 30,
         listedBatches: Int = 50,
         batchClock: any WallClock = SystemWallClock(),
-        labels: @escaping @Sendable (DeviceRecord) -> LabelLinks? = { _ in nil }
+        labelStyle: LabelStyle = LabelStyle(),
+        labelPaper: LabelPaper = .a4
     ) {
         self.secureCookies = secureCookies
         self.scheme = scheme
@@ -79,7 +79,8 @@ public struct ConsoleConfiguration: Sendable {
         self.batchQuotaBytes = batchQuotaBytes
         self.listedBatches = listedBatches
         self.batchClock = batchClock
-        self.labels = labels
+        self.labelStyle = labelStyle
+        self.labelPaper = labelPaper
     }
 
     /// `scheme://host[:port]` in lower case, without a default port (`HTTPS://GW:443` →

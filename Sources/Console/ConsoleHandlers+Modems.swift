@@ -24,12 +24,16 @@ extension ConsoleHandlers {
     func modemsPage(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let session = try session(request, context, role: .operator)
         let modems = try registry.modems.all()
+        let unprinted = try registry.labels.devices(.unprinted).count
         return page(
             "modems",
             title: "Modems",
             nav: "modems",
             session: session,
-            ["modems": modems.map(modemRow), "count": modems.count]
+            [
+                "modems": modems.map(modemRow), "count": modems.count, "unprinted": unprinted,
+                "hasUnprinted": unprinted > 0,
+            ]
         )
     }
 
@@ -78,12 +82,11 @@ extension ConsoleHandlers {
         ].compactMap { $0 }
         var values: [String: Any] = ["facts": facts, "registration": registration]
         if let device {
-            var label: [String: Any] = ["payload": service.labelPayload(for: device), "deviceId": device.deviceID]
-            if let links = configuration.labels(device) {
-                if let image = links.image { label["image"] = image }
-                if let pdf = links.pdf { label["pdf"] = pdf }
-            }
-            values["label"] = label
+            let file = ConsoleForm.encode(device.deviceID)
+            values["label"] = [
+                "payload": service.labelPayload(for: device), "deviceId": device.deviceID,
+                "image": "/labels/\(file).png", "pdf": "/labels/\(file).pdf",
+            ]
         }
         if session.role >= .admin, configuration.controlSocket != nil, let imei = modem.imei {
             values["actions"] = [

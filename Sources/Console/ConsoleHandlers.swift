@@ -29,6 +29,8 @@ struct ConsoleHandlers: Sendable {
     let batches: ConsoleBatches
     /// Where camera frames are decoded (zbar): never on the cooperative pool.
     let frames: BoundedWorkQueue
+    /// Where labels are drawn (cairo, libqrencode): never on the cooperative pool.
+    let labelWork: BoundedWorkQueue
     let logger: Logger
 
     // MARK: Sessions and roles

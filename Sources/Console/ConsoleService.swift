@@ -43,6 +43,10 @@ public enum ConsoleService {
             // and a phone sends one frame at a time every 400 ms; beyond that, frames are dropped
             // (429) rather than queued behind each other.
             frames: BoundedWorkQueue(name: "nbgwd-frames", threads: 1, capacity: 1, niceSteps: 5),
+            // Why one thread and four waiting: a module's label takes milliseconds to draw, a sheet
+            // of a day's modules about a second; a few operators at once wait their turn, more are
+            // told to retry (429) instead of queueing work without bound.
+            labelWork: BoundedWorkQueue(name: "nbgwd-labels", threads: 1, capacity: 4, niceSteps: 5),
             logger: logger
         )
         return Parts(sessions: sessions, batches: batches, handlers: handlers)
@@ -65,6 +69,8 @@ public enum ConsoleService {
         router.get("/bind") { try await handlers.bindPage($0, $1) }
         router.post("/bind") { try await handlers.bindSubmit($0, $1) }
         router.post("/bind/frame") { try await handlers.bindFrame($0, $1) }
+        router.get("/labels/{file}") { try await handlers.label($0, $1) }
+        router.post("/labels/print") { try await handlers.printUnprintedLabels($0, $1) }
         router.get("/batch") { try await handlers.batchPage($0, $1) }
         router.post("/batch") { try await handlers.batchUpload($0, $1) }
         router.get("/batch/{job}") { try await handlers.batchProgress($0, $1) }

@@ -117,6 +117,14 @@ public struct ConsoleTemplates: Sendable {
         </tbody>
         </table>
         </div>
+        <section aria-labelledby="labels-h"><h2 id="labels-h">Labels</h2>
+        {{#hasUnprinted}}<form method="post" action="/labels/print">
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <p id="labels-unprinted">{{unprinted}} registered modules have no printed label yet.</p>
+        <button type="submit">Print their labels (PDF)</button></form>{{/hasUnprinted}}
+        {{^hasUnprinted}}<p class="hint" id="labels-unprinted">Every registered module has a printed label.</p>
+        {{/hasUnprinted}}
+        </section>
         {{>footer}}
         """
 
@@ -130,7 +138,6 @@ public struct ConsoleTemplates: Sendable {
         {{#label}}<p><span class="qr-text">{{payload}}</span></p>
         {{#image}}<p><img class="label" src="{{image}}" alt="Pairing label of {{deviceId}}"></p>{{/image}}
         {{#pdf}}<p><a href="{{pdf}}">Label (PDF)</a></p>{{/pdf}}
-        {{^image}}<p class="hint">The label's image and PDF appear here once the gateway renders labels.</p>{{/image}}
         {{/label}}
         {{^label}}<p class="hint">Not registered yet: no label.</p>{{/label}}
         </section>

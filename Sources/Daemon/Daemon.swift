@@ -327,6 +327,8 @@ public struct Daemon: Sendable {
                 storePath: registry.path
             )
             configuration.console.apply(to: &console)
+            // The console draws labels at the size and resolution the daemon's label files have.
+            console.labelStyle = configuration.labels.style
             let consoleParts = ConsoleService.parts(
                 configuration: console,
                 registry: registry,

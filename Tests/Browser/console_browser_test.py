@@ -314,6 +314,10 @@ def main():
         d.find_element(By.LINK_TEXT, first).click()
         test.wait(EC.presence_of_element_located((By.ID, "facts-h")), what="the module page")
         assert labels[first][0] in d.page_source
+        test.wait(lambda drv: drv.execute_script(
+            "var i = document.querySelector('img.label'); return i !== null && i.complete && i.naturalWidth > 0"),
+            what="the module's label image drawn")
+        assert d.find_element(By.LINK_TEXT, "Label (PDF)").get_attribute("href").endswith(".pdf")
         test.shot("module", "Module page: facts (state, port, IMEI, model, firmware, IMSI, ICCID, signal, device id),"
                   " registration, the label's payload, the admin actions and the audit trail.")
         d.find_element(By.XPATH, "//button[text()='Release the port']").click()
@@ -426,6 +430,16 @@ def main():
             assert f"{event}|" in trail, f"no {event} in the trail:\n{trail}"
         assert "root|127.0.0.1:" in trail
 
+        step = "print the labels not printed yet from the modems page"
+        test.go("/modems")
+        assert "registered modules have no printed label yet" in test.text("#labels-unprinted")
+        csrf = d.find_element(By.CSS_SELECTOR, "meta[name='csrf-token']").get_attribute("content")
+        status, body = test.fetch_status("POST", "/labels/print", "csrf=" + csrf,
+                                         {"Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 200 and body.startswith("%PDF-"), f"HTTP {status}: {body[:80]!r}"
+        test.go("/modems")
+        assert "Every registered module has a printed label." in test.text("#labels-unprinted")
+
         step = "every page passes axe (WCAG 2 A and AA)"
         pages = ["/modems", f"/modems/{first}", "/bind", "/batch", "/devices", "/bindings", "/accounts", "/homes",
                  "/tokens"]
@@ -449,7 +463,8 @@ def main():
                 ("/bind", "phone-bind", "Bind page at 390×844 (a phone): pickers, scan field and camera stacked, "
                  "no sideways scrolling."),
                 ("/modems", "phone-modems", "Modems at 390×844: each module a stacked card instead of a wide row."),
-                ("/bindings", "phone-bindings", "Bindings at 390×844.")]:
+                ("/bindings", "phone-bindings", "Bindings at 390×844."),
+                (f"/modems/{first}", "phone-module", "A module at 390×844: its label scaled to the screen's width.")]:
             test.go(path)
             time.sleep(0.3)
             assert test.no_horizontal_scroll(), f"{path} scrolls sideways on a phone"
