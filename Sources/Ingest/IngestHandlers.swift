@@ -23,13 +23,16 @@ struct IngestHandlers: Sendable {
     func parse(_ request: Request, _ context: IngestRequestContext) async throws -> Response {
         let body = try await StrictJSON.decode(IngestAPI.ParseRequest.self, from: request, limit: limit)
         var payload = try IngestHandlers.parseOffline(body.qr)
-        // Only a label needs the store (and, for a label it never saw, the cloud), as in `nbgw qr parse`.
-        if case .label = payload {
-            payload = try await service.resolve(payload, budget: configuration.bindTimeout)
+        // Only a label (and, for a label it never saw, the cloud) or an IMEI needs the store, as in
+        // `nbgw qr parse`.
+        switch payload {
+        case .label, .imei: payload = try await service.resolve(payload, budget: configuration.bindTimeout)
+        case .nbBind, .matter: break
         }
         switch payload {
         case .nbBind(let nb): return try IngestJSON.response(QRParseReport(nb))
         case .matter(let matter): return try IngestJSON.response(QRParseReport(matter))
+        case .imei: return try IngestJSON.response(QRParseReport(payload))
         case .label(let label):
             throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) was not resolved")
         }

@@ -11,6 +11,8 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
     public var origin: String?
     /// The label URL, for labels resolved by the cloud.
     public var label: String?
+    /// The module's IMEI, for a code that was one (kind `imei` when no module here has it).
+    public var imei: String?
     // Matter onboarding payloads (Matter Core spec §5.1.3, §5.1.4).
     public var source: String?
     public var version: Int?
@@ -26,7 +28,7 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
     /// lowerCamelCase with initialisms as words (`vendorId`, as `deviceId`), the naming of every
     /// JSON key nbgw prints (docs/cli.md "Output and errors").
     enum CodingKeys: String, CodingKey {
-        case kind, actionName, actionData, origin, label, source, version
+        case kind, actionName, actionData, origin, label, imei, source, version
         case vendorID = "vendorId"
         case productID = "productId"
         case commissioningFlow, rendezvousInformation, rendezvousMethods, discriminator, discriminatorIsShort
@@ -39,6 +41,9 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
         case .nbBind(let nb): self.init(nb)
         case .matter(let matter): self.init(matter)
         case .label(let reference): self.init(kind: "label", label: reference.url)
+        case .imei(let imei):
+            self.init(kind: "imei", label: nil)
+            self.imei = imei.digits
         }
     }
 
@@ -53,6 +58,7 @@ public struct QRParseReport: Encodable, Sendable, Equatable {
         actionData = ActionData(id: payload.deviceID.rawValue)
         origin = payload.origin.rawValue
         label = payload.labelURL
+        imei = payload.imei
     }
 
     public init(_ payload: MatterSetupPayload) {

@@ -29,6 +29,8 @@ public enum QRPayloadParser {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             return try parseURL(text)
         }
+        // Before Matter: a manual pairing code has 11 or 21 digits, an IMEI 15.
+        if let imei = try parseIMEI(text) { return .imei(imei) }
         if MatterPayloadParser.looksLikeMatter(text) {
             do {
                 if text.hasPrefix("MT:") {
@@ -166,6 +168,26 @@ public enum QRPayloadParser {
         var base = baseComponents.string ?? ""
         if !base.hasSuffix("/") { base += "/" }
         return .label(LabelReference(url: text, base: base, code: String(last)))
+    }
+
+    /// A module's IMEI as printed on it: 15 digits, optionally after `IMEI:` (any case, spaces
+    /// after the colon allowed), with a valid Luhn check digit. Nil when `text` is not of that form;
+    /// a 15-digit or `IMEI:` text whose digits fail is refused with the reason.
+    static func parseIMEI(_ text: String) throws(NBGWError) -> IMEI? {
+        var digits = Substring(text)
+        let prefixed = text.utf8.count > 5 && text.prefix(5).lowercased() == "imei:"
+        if prefixed { digits = digits.dropFirst(5).drop { $0 == " " } }
+        let allDigits = digits.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        guard prefixed || (digits.utf8.count == 15 && allDigits) else { return nil }
+        do {
+            return try IMEI(String(digits))
+        } catch {
+            throw NBGWError(
+                .invalidQR,
+                "\(text.escapedForDisplay()) is not a module's IMEI: \(error); read the 15 digits on the module "
+                    + "again, or scan its pairing label"
+            )
+        }
     }
 
     /// A QR's JSON that holds a key twice is malformed: which of the two a reader keeps is up to the

@@ -78,6 +78,7 @@ public struct BindingService: Sendable {
     /// A label made concrete: the device it names, from the store when the label is this cloud's
     /// and its code is known here, else from the cloud within `budget`. Other payloads pass through.
     public func resolve(_ payload: QRPayload, budget: Duration) async throws(NBGWError) -> QRPayload {
+        if case .imei(let imei) = payload { return try resolve(imei) }
         guard case .label(let label) = payload else { return payload }
         let ours = label.base.lowercased() == cloud.labelBase.lowercased()
         if ours, let device = try registry.directory.device(labelCode: label.code) {
@@ -95,7 +96,8 @@ public struct BindingService: Sendable {
         }
         let attempt = CloudAttempt(idempotencyKey: IdempotencyKey.make(), patience: .interactive)
         let cloud = self.cloud
-        let (result, inTime) = await Budget.run(budget, on: clock) { () async -> Result<CloudResolvedLabel, CloudFailure> in
+        let (result, inTime) = await Budget.run(budget, on: clock) {
+            () async -> Result<CloudResolvedLabel, CloudFailure> in
             do throws(CloudFailure) {
                 return .success(try await cloud.resolveLabel(label, attempt: attempt))
             } catch {
@@ -118,6 +120,17 @@ public struct BindingService: Sendable {
             throw failure.error
         case .failure(let failure):
             throw NBGWError(failure.error.code, "\(unseen), and it could not: \(failure.error.message)")
+        }
+    }
+
+    /// An IMEI made concrete: the module this gateway's store knows by it, else the IMEI as it
+    /// came (`nbgw qr parse` reports it; a bind refuses it as an unknown device).
+    private func resolve(_ imei: IMEI) throws(NBGWError) -> QRPayload {
+        guard let device = try registry.directory.device(imei: imei.digits) else { return .imei(imei) }
+        do {
+            return .nbBind(NBBindPayload(deviceID: try DeviceID(device.deviceID), origin: .imei, imei: imei.digits))
+        } catch {
+            throw NBGWError(.internalError, "stored device id \(device.deviceID) is invalid: \(error)")
         }
     }
 
@@ -153,6 +166,9 @@ public struct BindingService: Sendable {
             return (record.deviceID, record.imei)
         case .matter:
             return nil
+        case .imei(let imei):
+            guard let record = try? registry.directory.device(imei: imei.digits) else { return nil }
+            return (record.deviceID, record.imei)
         }
     }
 
@@ -249,6 +265,8 @@ public struct BindingService: Sendable {
             throw NBGWError.matterIsNotNB
         case .label(let label):
             throw NBGWError(.qrProtocolNotRecognized, "label \(label.url.escapedForDisplay()) could not be resolved")
+        case .imei(let imei):
+            throw IMEI.unknownError(digits: imei.digits)
         }
         let left = remaining()
         guard left > .zero else {

@@ -78,9 +78,12 @@ struct QRParse: AsyncParsableCommand {
     /// The payload's meaning; a label resolved from the store, or the cloud for one it never saw.
     func parse(_ payload: String) async throws -> QRPayload {
         let parsed = try QRPayloadParser.parse(payload)
-        // Only a label needs the store (and, for a label it never saw, the cloud); everything else
-        // parses offline.
-        guard case .label = parsed else { return parsed }
+        // Only a label (and, for a label it never saw, the cloud) or an IMEI needs the store;
+        // everything else parses offline.
+        switch parsed {
+        case .label, .imei: break
+        case .nbBind, .matter: return parsed
+        }
         let registry = try store.openRegistry()
         let resolved = try await cloudOptions.withCloud { cloud in
             try await BindingService(cloud: cloud, registry: registry).parse(payload)
@@ -98,6 +101,7 @@ struct QRParse: AsyncParsableCommand {
             Output.line("actionName:  \(nb.actionName)")
             Output.line("device id:   \(nb.deviceID)")
             Output.line("from:        \(nb.origin.rawValue)\(nb.labelURL.map { " \($0)" } ?? "")")
+            if let imei = nb.imei { Output.line("IMEI:        \(imei)") }
         case .matter(let matter):
             Output.line("kind:                  matter (\(matter.source.rawValue))")
             if let version = matter.version { Output.line("version:               \(version)") }
@@ -116,6 +120,11 @@ struct QRParse: AsyncParsableCommand {
         case .label(let label):
             // parse(_:) resolves every label or throws.
             Output.line("label:       \(label.url.escapedForDisplay()) (not resolved)")
+        case .imei(let imei):
+            Output.line("kind:        imei")
+            Output.line("IMEI:        \(imei.digits)")
+            Output.line("note:        no module with this IMEI is registered here yet; `nbgw bind` binds it once")
+            Output.line("             it is plugged in and ready (`nbgw modems`)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import DeviceIdentity
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -34,6 +35,29 @@ struct IngestRouteTests {
                 )
             )
             #expect(nb.body == expected + "\n")
+
+            // A module's IMEI: the registered module it names, or kind imei when no module here has it.
+            let body = "35693803000000"
+            let imei = body + String(Luhn.checkDigit(for: body))
+            let byIMEI = try await client.call(
+                .post,
+                "/v1/qr/parse",
+                headers: headers,
+                body: jsonBody(["qr": "IMEI:" + imei])
+            )
+            #expect(byIMEI.status == 200)
+            #expect(byIMEI.json["origin"] as? String == "imei")
+            #expect(byIMEI.json["imei"] as? String == imei)
+            #expect((byIMEI.json["actionData"] as? [String: Any])?["id"] as? String == fixture.ids[0])
+            let elsewhere = try await client.call(
+                .post,
+                "/v1/qr/parse",
+                headers: headers,
+                body: jsonBody(["qr": "356938035643809"])
+            )
+            #expect(elsewhere.status == 200)
+            #expect(elsewhere.json["kind"] as? String == "imei")
+            #expect(elsewhere.json["actionData"] == nil)
 
             let matter = try await client.call(
                 .post,

@@ -139,4 +139,26 @@ struct QRPayloadParserTests {
         #expect(Set(codes).count == codes.count)
         #expect(!codes.contains(0) && !codes.contains(1) && !codes.contains(64))
     }
+
+    @Test(
+        "A module's IMEI, plain or IMEI:-prefixed, is a code of its own; a wrong check digit is INVALID_QR",
+        arguments: ["490154203237518", "IMEI:490154203237518", "imei: 490154203237518", " 490154203237518\n"]
+    )
+    func imeiCodes(_ text: String) throws {
+        #expect(try QRPayloadParser.parse(text) == .imei(try IMEI("490154203237518")))
+    }
+
+    @Test(
+        "Digits that look like an IMEI but are not one are refused with the reason, or are not IMEIs at all",
+        arguments: ["490154203237519", "IMEI:49015420323751", "IMEI:4901542032375180", "IMEI:49015420323751x"]
+    )
+    func notIMEIs(_ text: String) {
+        do {
+            _ = try QRPayloadParser.parse(text)
+            Issue.record("accepted \(text.debugDescription)")
+        } catch {
+            #expect(error.code == .invalidQR, "\(error)")
+            #expect(error.message.contains("IMEI"), "\(error.message)")
+        }
+    }
 }

@@ -53,6 +53,7 @@ struct BatchSetWiseTests {
             switch row.device {
             case .id(let id): ("device_id", id)
             case .labelCode(let code): ("label_code", code)
+            case .imei(let imei): ("imei", imei)
             }
         return try Row.fetchOne(db, sql: select + " WHERE d.\(column) = ?", arguments: [jobID, key]).map {
             "\($0[0] as Int64) \($0[1] as String) \($0[2] as String) \($0[3] as String?) \($0[4] as Int64?) "
@@ -74,17 +75,21 @@ struct BatchSetWiseTests {
     func lookupsAgree(count: Int) throws {
         let store = try TestStore()
         let registry = try Self.store(store)
-        // Ids and labels interleaved, unknown keys, a device named twice (once by each key), the
-        // device job 1 met, bound and free devices.
+        // Ids, labels and IMEIs interleaved, unknown keys, a device named twice (once by each key),
+        // the device job 1 met, bound and free devices.
         var rows: [BatchRow] = (0..<count).map { index in
             let n = index + 1
             let device: BatchRow.Device =
-                switch index % 5 {
+                // Eight kinds: not seven, the period of the bound devices, or no row would reach one.
+                switch index % 8 {
                 case 0: .id(String(format: "nb%018d", n))
                 case 1: .labelCode(String(format: "L%011d", n))
                 case 2: .labelCode(String(format: "X%011d", n))
                 case 3: .id(String(format: "nbunknown%011d", n))
-                default: .labelCode(String(format: "L%011d", max(1, n - 4)))
+                case 4: .imei(String(format: "35%013d", n))
+                case 5: .imei(String(format: "99%013d", n))
+                case 6: .id(String(format: "nb%018d", n))
+                default: .labelCode(String(format: "L%011d", max(1, n - 7)))
                 }
             return BatchRow(line: index + 2, device: device, accountName: "alice", homeName: "lab")
         }

@@ -64,6 +64,9 @@ enum FuzzQR {
                 "label with an invalid code \(label.code.debugDescription) from \(text.debugDescription)"
             )
             return
+        case .imei(let imei):
+            fuzzCheck((try? IMEI(imei.digits)) == imei, "an IMEI that does not validate again: \(imei)")
+            report = QRParseReport(payload)
         }
         fuzzCheck((try? JSONEncoder().encode(report)) != nil, "the parse report does not encode: \(report)")
     }

@@ -224,6 +224,8 @@ public struct BatchBinder: Sendable {
                     throw CloudLabels.foreign(label, base: cloud.labelBase)
                 }
                 device = .labelCode(label.code)
+            case .imei(let imei):
+                device = .imei(imei.digits)
             }
             return .row(BatchRow(line: record.line, device: device, accountName: accountName, homeName: homeName))
         } catch {

@@ -1,3 +1,4 @@
+import DeviceIdentity
 import GRDB
 import NBGWCore
 import Pairing
@@ -55,6 +56,7 @@ public final class BatchDecider: @unchecked Sendable {
     }
     static let byID = lookup(by: "device_id")
     static let byLabel = lookup(by: "label_code")
+    static let byIMEI = lookup(by: "imei")
 
     init(registry: Registry, jobID: Int64, queueForCloud: Bool) {
         self.registry = registry
@@ -112,14 +114,17 @@ public final class BatchDecider: @unchecked Sendable {
         var found = [DeviceLookup?](repeating: nil, count: rows.count)
         var byID: [Int] = []
         var byLabel: [Int] = []
+        var byIMEI: [Int] = []
         for (index, row) in rows.enumerated() {
             switch row.device {
             case .id: byID.append(index)
             case .labelCode: byLabel.append(index)
+            case .imei: byIMEI.append(index)
             }
         }
         try lookUp(byID, of: rows, statements: BatchDecider.byID, db: db, into: &found)
         try lookUp(byLabel, of: rows, statements: BatchDecider.byLabel, db: db, into: &found)
+        try lookUp(byIMEI, of: rows, statements: BatchDecider.byIMEI, db: db, into: &found)
         return found
     }
 
@@ -139,7 +144,7 @@ public final class BatchDecider: @unchecked Sendable {
                 var parameter: Int32 = 2
                 for index in indexes[done..<(done + size)] {
                     switch rows[index].device {
-                    case .id(let key), .labelCode(let key): statement.bind(parameter, key)
+                    case .id(let key), .labelCode(let key), .imei(let key): statement.bind(parameter, key)
                     }
                     statement.bind(parameter + 1, Int64(index))
                     parameter += 2
@@ -185,6 +190,8 @@ public final class BatchDecider: @unchecked Sendable {
                 deviceID = id
             case .labelCode(let code):
                 guard lookup != nil else { throw LabelReference.unknownError(code: code) }
+            case .imei(let digits):
+                guard lookup != nil else { throw IMEI.unknownError(digits: digits) }
             }
             if let lookup {
                 deviceID = lookup.deviceID
