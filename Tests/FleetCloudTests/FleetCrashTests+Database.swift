@@ -16,9 +16,7 @@ extension FleetCrashTests {
         // this one. Durable (synchronous_commit on): an answer a node sent must survive the crash.
         try await FleetFixture.withPrivateCluster(durable: true, nodes: 2) { fleet in
             let retries = RetryPolicy(maxAttempts: 3, initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
-            // Why 60 binds each: the crash must come mid-drain, and a node binds so fast that 25 each
-            // were all in by the time the test had seen the first 5 and stopped PostgreSQL.
-            let (bindsEach, registrationsEach, gatewayCount) = (60, 10, 4)
+            let (bindsEach, registrationsEach, gatewayCount) = (25, 10, 4)
             let (binds, devices) = (bindsEach * gatewayCount, (bindsEach + registrationsEach) * gatewayCount)
             var gateways: [FleetGateway] = []
             var queuedIMEIs: [[String]] = []
@@ -52,6 +50,16 @@ extension FleetCrashTests {
                 queuedIMEIs.append(Array(imeis.suffix(registrationsEach)))
             }
 
+            // The crash must come mid-drain: once 5 bindings are in, each further one waits 200 ms in
+            // the database (a trigger of this test's). Without it the nodes bound all 100, and on a
+            // busy machine all 240, before the test had seen the first 5 and stopped PostgreSQL.
+            _ = try await fleet.sql(
+                """
+                CREATE FUNCTION test_slow_bind() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF (SELECT count(*) FROM binding) > 5 THEN PERFORM pg_sleep(0.2); END IF; RETURN NEW; END $$;
+                CREATE TRIGGER test_slow_bind AFTER INSERT ON binding FOR EACH ROW EXECUTE FUNCTION test_slow_bind();
+                """
+            )
             let draining = gateways
             let drains = Task {
                 try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -85,6 +93,8 @@ extension FleetCrashTests {
             try await Task.sleep(until: crashed.advanced(by: .seconds(3)))
             try await fleet.postgres.restart()
             let restarted = ContinuousClock.now
+            // The rest drains at full speed.
+            _ = try await fleet.sql("DROP TRIGGER test_slow_bind ON binding")
 
             // Up again: the same node processes (never restarted) serve again by themselves.
             var recovery: [Duration] = []
